@@ -1,0 +1,108 @@
+"""Cards as plain ints and sets of cards as bitmasks.
+
+A card is ``suit * 13 + rank`` with ranks ``2 3 4 5 6 7 8 9 T J Q K A`` numbered 0 to 12 and
+suits ``C D H S`` numbered 0 to 3, so sorting card ids sorts by suit then rank: that is the
+order of every sorted list of cards the engine returns. A set of cards is an int whose bit
+``c`` is set when card ``c`` is in the set.
+
+>>> card_name(parse_card("10h"))
+'TH'
+>>> [card_name(c) for c in cards_of(mask_of([parse_card("QS"), parse_card("2C")]))]
+['2C', 'QS']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TypeAlias
+
+Card: TypeAlias = int
+CardSet: TypeAlias = int
+Suit: TypeAlias = int
+Rank: TypeAlias = int
+
+RANKS = "23456789TJQKA"
+SUITS = "CDHS"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+DECK_SIZE = 52
+
+RANK_2, RANK_T, RANK_J, RANK_Q, RANK_K, RANK_A = 0, 8, 9, 10, 11, 12
+
+FULL_DECK: CardSet = (1 << DECK_SIZE) - 1
+SUIT_MASKS: tuple[CardSet, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+
+
+def make_card(rank: Rank, suit: Suit) -> Card:
+    """The card of that rank and suit.
+
+    >>> card_name(make_card(RANK_Q, SPADES))
+    'QS'
+    """
+    return suit * 13 + rank
+
+
+def suit_of(card: Card) -> Suit:
+    return card // 13
+
+
+def rank_of(card: Card) -> Rank:
+    return card % 13
+
+
+def card_name(card: Card) -> str:
+    """The two-letter name of a card, rank then suit.
+
+    >>> card_name(0), card_name(51)
+    ('2C', 'AS')
+    """
+    if not 0 <= card < DECK_SIZE:
+        raise ValueError(f"not a card id: {card!r}")
+    return RANKS[card % 13] + SUITS[card // 13]
+
+
+def parse_card(name: str) -> Card:
+    """Parse a card name such as ``"QS"``, ``"TD"`` or ``"10D"`` (case does not matter).
+
+    >>> parse_card("2C"), parse_card("AS"), parse_card("10d") == parse_card("TD")
+    (0, 51, True)
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"a card is a string like 'QS', not {type(name).__name__}")
+    text = name.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
+        raise ValueError(f"not a card: {name!r} (write rank then suit, e.g. 'QS', 'TD' or '10D')")
+    return SUITS.index(text[1]) * 13 + RANKS.index(text[0])
+
+
+def mask_of(cards: Iterable[Card]) -> CardSet:
+    """The set holding these cards."""
+    result = 0
+    for card in cards:
+        result |= 1 << card
+    return result
+
+
+def cards_of(cards: CardSet) -> Iterator[Card]:
+    """The cards of a set, in ascending order."""
+    while cards:
+        low = cards & -cards
+        yield low.bit_length() - 1
+        cards ^= low
+
+
+def names_of(cards: CardSet) -> list[str]:
+    """The sorted names of the cards of a set."""
+    return [card_name(c) for c in cards_of(cards)]
+
+
+def lowest(cards: CardSet) -> Card:
+    """The lowest card id of a non-empty set."""
+    return (cards & -cards).bit_length() - 1
+
+
+def highest(cards: CardSet) -> Card:
+    """The highest card id of a non-empty set."""
+    return cards.bit_length() - 1

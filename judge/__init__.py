@@ -1,0 +1,1 @@
+"""The judge: runs sandboxed bots through the games engine. Never imports Django."""
