@@ -16,7 +16,8 @@ from games.options import OptionInfo, build_rules, describe_options, rules_as_js
 JSON: TypeAlias = str | int | float | bool | list["JSON"] | dict[str, "JSON"] | None
 Action: TypeAlias = JSON
 
-RulesT = TypeVar("RulesT")
+# Covariant: a Game[HeartsRules] is a Game[object], so registries and matches can hold any game.
+RulesT = TypeVar("RulesT", covariant=True)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -186,8 +187,8 @@ class Match:
     ``match.next_deal()`` when ``match.state.is_terminal()`` and the match is not over.
     """
 
-    def __init__(self, game: Game[object] | Game[RulesT], seed: int) -> None:
-        self.game: Game[object] = game  # type: ignore[assignment]
+    def __init__(self, game: Game[object], seed: int) -> None:
+        self.game: Game[object] = game
         self.seed = seed
         self.finished: list[State] = []
         self.state: State = game.new_deal(0, seed=seed)
