@@ -1,0 +1,649 @@
+"""``run_table``: play one table of bots through the engine, whatever the bots do.
+
+A table is one match of a game (a fixed number of deals, or the game's own end condition) with
+one bot per seat. Each bot is either a built-in bot (run in-process) or a bot package run as a
+process in the sandbox, speaking protocol version 1 (docs/protocol.md). The judge measures every
+decision on its own monotonic clock, records every fault, plays the fallback action (the first
+legal action in the game's order) for a faulty decision, hands a seat to a built-in bot after a
+crash or ``max_faults`` faults, and always finishes the table with a complete, verifiable log.
+
+The clock (docs/protocol.md, "Clock"): a bot has ``startup`` seconds from its start to say
+``ready``; each decision may take ``decision`` seconds for free; a decision that takes longer
+draws the excess from the seat's ``bank`` for the table; a decision times out when it has used
+``decision`` plus the whole bank left, which then drops to 0. Once the bank is empty the
+``decision`` limit is hard.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import games
+from games.base import JSON, Action
+from judge import bots as builtins
+from judge.faults import Fault, FaultKind, clip
+from judge.package import PackageError, PreparedBot, prepare, remove
+from judge.protocol import (
+    BYE_LINE,
+    LINE_CAP,
+    PROTOCOL_VERSION,
+    ProtocolFault,
+    deal_end_message,
+    encode,
+    game_end_message,
+    hello_message,
+)
+from judge.seats import BuiltinSeat, ProcessSeat, decision_times_summary
+
+if TYPE_CHECKING:
+    from judge.sandbox import BotProcess, SandboxLimits
+
+SandboxMode = Literal["bwrap", "none"]
+ProgressCallback = Callable[[int, int | None], None]
+
+SDK_DIR = Path(__file__).resolve().parent / "sdk"
+BUILTIN_PREFIX = "builtin:"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Limits:
+    """The clock and the fault policy of a table (every time in seconds)."""
+
+    startup: float = 5.0  # from the bot's start to its ready
+    decision: float = 1.0  # free time per decision
+    bank: float = 20.0  # extra time per seat for the whole table
+    max_faults: int = 3  # faults before a seat is handed to a built-in bot (a crash: at once)
+    line_bytes: int = LINE_CAP  # longest message a bot may send
+    log_bytes: int = 64 * 1024  # bot stderr kept per seat per table
+    replacement: str = "heuristic"  # built-in bot for a replaced seat (random if the game has none)
+    closing: float = 0.5  # how long bots may take to exit after bye before they are killed
+    resources: SandboxLimits | None = None  # the sandbox's resource limits (None: its defaults)
+
+    def __post_init__(self) -> None:
+        for name in ("startup", "decision", "bank", "closing"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or value < 0:
+                raise ValueError(f"Limits.{name} must be a number of seconds >= 0, not {value!r}")
+        if self.decision <= 0 or self.startup <= 0:
+            raise ValueError("Limits.decision and Limits.startup must be positive")
+        if self.max_faults < 1:
+            raise ValueError("Limits.max_faults must be at least 1")
+        if self.line_bytes < 1024 or self.log_bytes < 0:
+            raise ValueError("Limits.line_bytes must be at least 1024 and log_bytes >= 0")
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "startup": self.startup,
+            "decision": self.decision,
+            "bank": self.bank,
+            "max_faults": self.max_faults,
+            "line_bytes": self.line_bytes,
+            "log_bytes": self.log_bytes,
+            "replacement": self.replacement,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A bot for a seat: a built-in bot by name, or a bot package (file, zip or folder).
+
+    >>> BotSpec.parse("builtin:random")
+    BotSpec(builtin='random', path=None, label=None)
+    >>> BotSpec.parse("bots/mine.zip").describe()
+    'mine.zip'
+    """
+
+    builtin: str | None = None
+    path: Path | None = None
+    label: str | None = None  # a display name (defaults to the builtin or file name)
+
+    def __post_init__(self) -> None:
+        if (self.builtin is None) == (self.path is None):
+            raise ValueError("a BotSpec is either builtin=NAME or path=PATH")
+
+    @classmethod
+    def parse(cls, text: str) -> BotSpec:
+        """``builtin:NAME`` or a path."""
+        if text.startswith(BUILTIN_PREFIX):
+            return cls(builtin=text[len(BUILTIN_PREFIX) :])
+        return cls(path=Path(text))
+
+    def describe(self) -> str:
+        if self.label is not None:
+            return self.label
+        if self.builtin is not None:
+            return BUILTIN_PREFIX + self.builtin
+        assert self.path is not None
+        return self.path.name or str(self.path)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a finished table."""
+
+    seat: int
+    bot: str  # BotSpec.describe()
+    name: str | None  # the name the bot gave in ready
+    total: int
+    score: int
+    place: int
+    decisions: int  # decisions the bot itself was asked (not its replacement)
+    mean_time: float  # seconds, over those decisions
+    p99_time: float
+    bank_left: float
+    faults: int
+    replaced: bool
+    replaced_by: str | None
+    replaced_at: dict[str, int | None] | None  # {"deal": d, "decision": n} of the last fault
+    log: str  # the bot's stderr, capped
+
+    def as_json(self, *, with_log: bool = True) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "seat": self.seat,
+            "bot": self.bot,
+            "name": self.name,
+            "total": self.total,
+            "score": self.score,
+            "place": self.place,
+            "decisions": self.decisions,
+            "mean_time": round(self.mean_time, 6),
+            "p99_time": round(self.p99_time, 6),
+            "bank_left": round(self.bank_left, 3),
+            "faults": self.faults,
+            "replaced": self.replaced,
+            "replaced_by": self.replaced_by,
+            "replaced_at": dict(self.replaced_at) if self.replaced_at is not None else None,
+        }
+        if with_log:
+            out["log"] = self.log
+        return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableResult:
+    """A finished table: per-seat results, per-deal points, faults and the replay log."""
+
+    game: str
+    preset: str
+    seed: int
+    seats: tuple[SeatResult, ...]
+    deal_points: tuple[tuple[int, ...], ...]
+    faults: tuple[Fault, ...]
+    log: dict[str, JSON]  # the replay log (games.log format v1 plus times and faults)
+    elapsed: float  # wall-clock seconds for the whole table
+
+    @property
+    def totals(self) -> list[int]:
+        return [s.total for s in self.seats]
+
+    @property
+    def scores(self) -> list[int]:
+        return [s.score for s in self.seats]
+
+    @property
+    def places(self) -> list[int]:
+        return [s.place for s in self.seats]
+
+    @property
+    def replaced(self) -> list[int]:
+        """The seats handed to a built-in bot."""
+        return [s.seat for s in self.seats if s.replaced]
+
+    def as_json(self, *, with_log: bool = True) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "game": self.game,
+            "preset": self.preset,
+            "seed": self.seed,
+            "deals": len(self.deal_points),
+            "elapsed": round(self.elapsed, 3),
+            "totals": list[JSON](self.totals),
+            "scores": list[JSON](self.scores),
+            "places": list[JSON](self.places),
+            "seats": [s.as_json(with_log=with_log) for s in self.seats],
+            "deal_points": [list[JSON](p) for p in self.deal_points],
+            "faults": [f.as_json() for f in self.faults],
+        }
+        if with_log:
+            out["replay"] = self.log
+        return out
+
+
+class _SeatState:
+    """The judge's book-keeping for one seat during a table."""
+
+    __slots__ = (
+        "bank",
+        "decisions",
+        "driver",
+        "faults",
+        "index",
+        "log",
+        "name",
+        "process",
+        "replaced_at",
+        "replaced_by",
+        "spec",
+        "started",
+        "times",
+    )
+
+    def __init__(self, index: int, spec: BotSpec, bank: float) -> None:
+        self.index = index
+        self.spec = spec
+        self.bank = bank
+        self.driver: BuiltinSeat | ProcessSeat | None = None
+        self.process: BotProcess | None = None
+        self.started = 0.0
+        self.decisions = 0  # every decision of the seat, replacement included
+        self.times: list[float] = []  # the bot's own decisions
+        self.faults = 0
+        self.name: str | None = None
+        self.log = ""
+        self.replaced_by: str | None = None
+        self.replaced_at: dict[str, int | None] | None = None
+
+
+def run_table(
+    *,
+    game: str,
+    preset: str | None = None,
+    options: Mapping[str, object] | None = None,
+    bots: Sequence[BotSpec | str],
+    deals: int | None = None,
+    seed: int,
+    limits: Limits | None = None,
+    sandbox: SandboxMode = "bwrap",
+    on_progress: ProgressCallback | None = None,
+    sdk_dir: Path | None = SDK_DIR,
+    workdir: Path | None = None,
+) -> TableResult:
+    """Play a table to its end and return its result. Nothing a bot does raises out of here.
+
+    ``deals`` None plays to the game's own end condition; an int plays exactly that many deals
+    (the ``fixed_deals`` option). ``bots`` has one entry per seat: a :class:`BotSpec` or its text
+    form (``builtin:NAME`` or a path). Bad arguments (unknown game, option, built-in bot or seat
+    count) raise ValueError before any bot starts; a bot package that is refused or a sandbox
+    that cannot start is a ``crash`` fault of that seat, which is then played by a built-in bot.
+    """
+    limits = limits if limits is not None else Limits()
+    table_options = dict(options or {})
+    if deals is not None:
+        table_options["fixed_deals"] = deals
+    engine = games.load(game, preset, **table_options)
+    specs = [b if isinstance(b, BotSpec) else BotSpec.parse(b) for b in bots]
+    if len(specs) != engine.players:
+        raise ValueError(
+            f"{engine.name}/{engine.preset} seats {engine.players} players, got {len(specs)} bots"
+        )
+    for spec in specs:
+        if spec.builtin is not None:
+            builtins.builtin_class(spec.builtin, engine.name)  # ValueError for an unknown one
+    replacement = builtins.replacement_name(engine.name, limits.replacement)
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tapis-table-")))
+            # The sandbox's uid must be able to reach the unpacked bots (not to list them).
+            workdir.chmod(0o711)
+        table = _Table(
+            engine=engine,
+            specs=specs,
+            seed=seed,
+            limits=limits,
+            sandbox=sandbox,
+            sdk_dir=sdk_dir,
+            workdir=workdir,
+            replacement=replacement,
+            on_progress=on_progress,
+        )
+        stack.callback(table.kill_all)
+        return table.play()
+
+
+class _Table:
+    def __init__(
+        self,
+        *,
+        engine: games.Game[object],
+        specs: list[BotSpec],
+        seed: int,
+        limits: Limits,
+        sandbox: SandboxMode,
+        sdk_dir: Path | None,
+        workdir: Path,
+        replacement: str,
+        on_progress: ProgressCallback | None,
+    ) -> None:
+        self.engine = engine
+        self.specs = specs
+        self.seed = seed
+        self.limits = limits
+        self.sandbox = sandbox
+        self.sdk_dir = sdk_dir
+        self.workdir = workdir
+        self.replacement = replacement
+        self.on_progress = on_progress
+        self.seats = [_SeatState(i, spec, limits.bank) for i, spec in enumerate(specs)]
+        self.faults: list[Fault] = []
+        self.deal_faults: dict[int, list[JSON]] = {}
+        self.prepared: list[Path] = []
+        options = engine.options()
+        total = options.get("fixed_deals")
+        self.total_deals = total if isinstance(total, int) and total > 0 else None
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    def hello(self, seat: int) -> dict[str, JSON]:
+        limits = self.limits
+        return hello_message(
+            game=self.engine.name,
+            preset=self.engine.preset,
+            options=self.engine.options(),
+            seat=seat,
+            players=self.engine.players,
+            startup=limits.startup,
+            decision=limits.decision,
+            bank=limits.bank,
+        )
+
+    def builtin_seat(self, name: str, seat: int) -> BuiltinSeat:
+        bot = builtins.make_builtin(
+            name, game=self.engine.name, seat=seat, players=self.engine.players, seed=self.seed
+        )
+        driver = BuiltinSeat(bot)
+        driver.hello(self.hello(seat))
+        return driver
+
+    def spawn(self, state: _SeatState) -> None:
+        """Start a process bot (hello sent, ready not yet read); a failure is a crash fault."""
+        from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
+
+        spec = state.spec
+        assert spec.path is not None
+        directory = self.workdir / f"seat{state.index}"
+        try:
+            prepared: PreparedBot = prepare(spec.path, directory)
+            self.prepared.append(directory)
+            state.started = time.perf_counter()
+            process = spawn_bot(
+                prepared.command,
+                bot_dir=prepared.directory,
+                mode=self.sandbox,
+                limits=self.limits.resources or SandboxLimits(),
+                sdk_dir=self.sdk_dir,
+            )
+        except (PackageError, SandboxError, OSError) as exc:
+            self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")
+            self.replace(state)
+            return
+        state.process = process
+        try:
+            driver = ProcessSeat(
+                process, line_cap=self.limits.line_bytes, log_cap=self.limits.log_bytes
+            )
+        except (OSError, TypeError) as exc:
+            process.kill()
+            state.process = None
+            self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")
+            self.replace(state)
+            return
+        state.driver = driver
+        driver.hello(self.hello(state.index))
+
+    def start(self) -> None:
+        for state in self.seats:
+            if state.spec.builtin is not None:
+                state.driver = self.builtin_seat(state.spec.builtin, state.index)
+                state.name = state.driver.name
+        for state in self.seats:
+            if state.spec.path is not None:
+                self.spawn(state)
+        for state in self.seats:
+            driver = state.driver
+            if isinstance(driver, ProcessSeat) and state.replaced_by is None:
+                try:
+                    driver.await_ready(state.started + self.limits.startup)
+                except ProtocolFault as fault:
+                    self.fault(state, fault.kind, None, None, fault.detail)
+                    self.replace(state)
+                    continue
+                state.name = driver.name
+
+    def fault(
+        self,
+        state: _SeatState,
+        kind: FaultKind,
+        deal: int | None,
+        step: int | None,
+        detail: str,
+    ) -> None:
+        decision = state.decisions if deal is not None else None
+        fault = Fault(state.index, kind, deal, decision, step, clip(detail))
+        self.faults.append(fault)
+        if deal is not None:
+            self.deal_faults.setdefault(deal, []).append(fault.as_json())
+        state.faults += 1
+
+    def replace(self, state: _SeatState, deal: int | None = None) -> None:
+        """Hand the seat to a built-in bot for the rest of the table."""
+        self.stop(state)
+        state.replaced_at = {
+            "deal": deal,
+            "decision": state.decisions if deal is not None else None,
+        }
+        state.replaced_by = BUILTIN_PREFIX + self.replacement
+        state.driver = self.builtin_seat(self.replacement, state.index)
+
+    def stop(self, state: _SeatState) -> None:
+        """Kill a seat's process (if any) and keep its log."""
+        process, driver = state.process, state.driver
+        if process is None:
+            return
+        if isinstance(driver, ProcessSeat):
+            driver.collect_log()
+        process.kill()
+        if isinstance(driver, ProcessSeat):
+            state.log = driver.log()
+        state.process = None
+
+    def kill_all(self) -> None:
+        for state in self.seats:
+            with contextlib.suppress(Exception):
+                self.stop(state)
+        for directory in self.prepared:
+            with contextlib.suppress(OSError):
+                remove(directory)
+
+    # -- play ----------------------------------------------------------------------------------
+
+    def decide(
+        self, state: _SeatState, deal: int, step: int, legal: list[Action], obs: dict[str, JSON]
+    ) -> tuple[Action | None, float]:
+        """Ask a seat for its action: (the action or None after a fault, seconds taken)."""
+        driver = state.driver
+        assert driver is not None
+        limits = self.limits
+        own = state.replaced_by is None
+        request_id = state.decisions + 1
+        if isinstance(driver, ProcessSeat):
+            bank = state.bank
+            started = time.perf_counter()
+            try:
+                action: Action | None = driver.ask(
+                    request_id, deal, obs, legal, bank, started + limits.decision + bank
+                )
+                detail = None
+            except ProtocolFault as fault:
+                action, detail, kind = None, fault.detail, fault.kind
+            elapsed = time.perf_counter() - started
+            if elapsed > limits.decision:
+                state.bank = max(0.0, bank - (elapsed - limits.decision))
+        else:
+            started = time.perf_counter()
+            try:
+                action = driver.ask(request_id, deal, obs, legal, 0.0, 0.0)
+                detail = None
+            except ProtocolFault as fault:
+                action, detail, kind = None, fault.detail, fault.kind
+            elapsed = time.perf_counter() - started
+        if own:
+            state.times.append(elapsed)
+        if detail is not None:
+            self.fault(state, kind, deal, step, detail)
+            if own and (kind is FaultKind.CRASH or state.faults >= limits.max_faults):
+                self.replace(state, deal)
+        return action, elapsed
+
+    def play(self) -> TableResult:
+        began = time.perf_counter()
+        self.start()
+        match = self.engine.new_match(self.seed)
+        seats = self.seats
+        all_times: list[list[float]] = []
+        done = 0
+        while True:
+            state = match.state
+            deal = state.deal_index
+            times: list[float] = []
+            step = 0
+            while not state.is_terminal():
+                seat = state.current_player()
+                legal = state.legal_actions()
+                seat_state = seats[seat]
+                action, elapsed = self.decide(
+                    seat_state, deal, step, legal, state.observation(seat)
+                )
+                if action is not None:
+                    try:
+                        state.apply_action(action)
+                    except Exception as exc:  # IllegalActionError, or junk the engine refuses
+                        self.fault(seat_state, FaultKind.ILLEGAL, deal, step, _illegal(action, exc))
+                        if seat_state.replaced_by is None and (
+                            seat_state.faults >= self.limits.max_faults
+                        ):
+                            self.replace(seat_state, deal)
+                        action = None
+                if action is None:
+                    state.apply_action(legal[0])  # the fallback: first legal action
+                seat_state.decisions += 1
+                times.append(elapsed)
+                step += 1
+            all_times.append(times)
+            done += 1
+            self.notify_deal_end(match)
+            if self.on_progress is not None:
+                with contextlib.suppress(Exception):
+                    self.on_progress(done, self.total_deals)
+            if match.is_over():
+                break
+            match.next_deal()
+        self.finish(match)
+        return self.result(match, all_times, time.perf_counter() - began)
+
+    def notify_deal_end(self, match: games.Match) -> None:
+        state = match.state
+        message = deal_end_message(
+            deal=state.deal_index,
+            points=state.points(),
+            totals=match.totals(),
+            summary=state.summary(),
+        )
+        line = encode(message)
+        for seat_state in self.seats:
+            driver = seat_state.driver
+            if isinstance(driver, ProcessSeat):
+                driver.notify_lines(line)
+            elif driver is not None:
+                driver.notify(message)
+
+    def finish(self, match: games.Match) -> None:
+        message = game_end_message(scores=match.scores(), places=match.places())
+        lines = encode(message) + BYE_LINE
+        deadline = time.perf_counter() + self.limits.closing
+        for state in self.seats:
+            driver = state.driver
+            if isinstance(driver, ProcessSeat):
+                driver.notify_lines(lines)
+            elif driver is not None:
+                driver.notify(message)
+        for state in self.seats:
+            driver = state.driver
+            if isinstance(driver, ProcessSeat) and state.process is not None:
+                driver.finish(deadline)
+                self.stop(state)
+
+    def result(
+        self, match: games.Match, all_times: list[list[float]], elapsed: float
+    ) -> TableResult:
+        log = match.log()
+        entries = log["deals"]
+        assert isinstance(entries, list)
+        for entry, times in zip(entries, all_times, strict=True):
+            assert isinstance(entry, dict)
+            index = entry["index"]
+            assert isinstance(index, int)
+            entry["times"] = [round(t, 6) for t in times]
+            entry["faults"] = self.deal_faults.get(index, [])
+        totals, scores, places = match.totals(), match.scores(), match.places()
+        seat_results = []
+        for state in self.seats:
+            mean, p99 = decision_times_summary(state.times)
+            seat_results.append(
+                SeatResult(
+                    seat=state.index,
+                    bot=state.spec.describe(),
+                    name=state.name,
+                    total=totals[state.index],
+                    score=scores[state.index],
+                    place=places[state.index],
+                    decisions=len(state.times),
+                    mean_time=mean,
+                    p99_time=p99,
+                    bank_left=state.bank,
+                    faults=state.faults,
+                    replaced=state.replaced_by is not None,
+                    replaced_by=state.replaced_by,
+                    replaced_at=state.replaced_at if state.replaced_by is not None else None,
+                    log=state.log,
+                )
+            )
+        log["judge"] = {
+            "protocol": PROTOCOL_VERSION,
+            "sandbox": self.sandbox,
+            "limits": self.limits.as_json(),
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "bot": s.bot,
+                    "name": s.name,
+                    "faults": s.faults,
+                    "replaced_by": s.replaced_by,
+                    "replaced_at": dict(s.replaced_at) if s.replaced_at is not None else None,
+                }
+                for s in seat_results
+            ],
+            "startup_faults": [f.as_json() for f in self.faults if f.deal is None],
+        }
+        return TableResult(
+            game=self.engine.name,
+            preset=self.engine.preset,
+            seed=self.seed,
+            seats=tuple(seat_results),
+            deal_points=tuple(tuple(p) for p in match.deal_points()),
+            faults=tuple(self.faults),
+            log=log,
+            elapsed=elapsed,
+        )
+
+
+def _illegal(action: object, exc: Exception) -> str:
+    shown = repr(action)
+    if len(shown) > 60:
+        shown = shown[:60] + "..."
+    reason = str(exc) if isinstance(exc, games.GameError) else f"{type(exc).__name__}: {exc}"
+    return f"{shown}: {reason}"
