@@ -1,0 +1,992 @@
+"""The Hearts family: Dame de pique (Whisthub's Black Lady), les cœurs classiques, cœurs à deux.
+
+Every rule of shared/RULES.md section 1 is a declared option of :class:`HeartsRules`; the presets
+``whisthub`` (default), ``classic-fr``, ``classic-fr-sourdine`` and ``two-player`` are named sets
+of values (docs/rules.md documents them all).
+
+>>> import games
+>>> game = games.load("hearts", "whisthub")
+>>> state = game.new_deal(deal_index=3, seed=7)        # deal 3 of the cycle: no pass
+>>> state.legal_actions()                               # the holder of 2C must lead it
+['2C']
+>>> state.apply_action("2C")
+>>> state.history()[0][1]
+'2C'
+
+Cards are plain ints (``suit * 13 + rank``) and hands are bitmasks (see games.cards); the named
+API checks every action, and :meth:`HeartsState.legal_mask` / :meth:`HeartsState.apply_card`
+plus :func:`games.hearts_fast.playout` are the int fast path for simulations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from games.base import JSON, Action, Game, State, Trick
+from games.cards import (
+    CLUBS,
+    DECK_SIZE,
+    DIAMONDS,
+    HEARTS,
+    RANK_Q,
+    RANK_T,
+    RANKS,
+    SPADES,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUITS,
+    Card,
+    CardSet,
+    make_card,
+    parse_card,
+)
+from games.dealing import shuffled
+from games.errors import GameError, IllegalActionError, OptionError
+from games.options import option
+from games.registry import register
+
+# --- cards and points -------------------------------------------------------------------
+
+QUEEN_OF_SPADES: Final[Card] = make_card(RANK_Q, SPADES)
+TEN_OF_DIAMONDS: Final[Card] = make_card(RANK_T, DIAMONDS)
+TWO_OF_CLUBS: Final[Card] = 0
+
+HEART_CARDS: Final[CardSet] = SUIT_MASKS[HEARTS]
+SPADE_CARDS: Final[CardSet] = SUIT_MASKS[SPADES]
+CLUB_CARDS: Final[CardSet] = SUIT_MASKS[CLUBS]
+QS_BIT: Final[CardSet] = 1 << QUEEN_OF_SPADES
+TD_BIT: Final[CardSet] = 1 << TEN_OF_DIAMONDS
+#: The cards that carry penalty points: the 13 hearts and QS (26 points in all).
+PENALTY_CARDS: Final[CardSet] = HEART_CARDS | QS_BIT
+MOON_POINTS: Final = 26
+TD_BONUS_POINTS: Final = -10
+
+NAMES: Final[tuple[str, ...]] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
+
+
+def _card_ids() -> dict[str, Card]:
+    """Every spelling of every card name that the fast parser knows (others go to parse_card)."""
+    ids: dict[str, Card] = {}
+    for card, name in enumerate(NAMES):
+        rank, suit = name[0], name[1]
+        ranks = [rank, rank.lower()] + (["10"] if rank == "T" else [])
+        for r in ranks:
+            for s in (suit, suit.lower()):
+                ids[r + s] = card
+    return ids
+
+
+CARD_IDS: Final[dict[str, Card]] = _card_ids()
+
+
+def _suit_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Per suit, a table from a 13-bit rank mask to the sorted names of those cards."""
+    tables = []
+    for suit in range(4):
+        table: list[tuple[str, ...]] = [()] * 8192
+        for bits in range(1, 8192):
+            low = bits & -bits
+            table[bits] = (NAMES[suit * 13 + low.bit_length() - 1], *table[bits ^ low])
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+_NAME_TABLES: Final = _suit_tables()
+_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _NAME_TABLES
+
+
+def names_of(cards: CardSet) -> list[str]:
+    """The sorted names of a set of cards (table driven: the named API's hot path).
+
+    >>> names_of((1 << QUEEN_OF_SPADES) | 1 | (1 << 26))
+    ['2C', '2H', 'QS']
+    """
+    return [
+        *_CLUB_NAMES[cards & 0x1FFF],
+        *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
+        *_HEART_NAMES[(cards >> 26) & 0x1FFF],
+        *_SPADE_NAMES[cards >> 39],
+    ]
+
+
+def _json_names(cards: CardSet) -> list[JSON]:
+    """:func:`names_of`, typed as JSON for observations and records."""
+    return [
+        *_CLUB_NAMES[cards & 0x1FFF],
+        *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
+        *_HEART_NAMES[(cards >> 26) & 0x1FFF],
+        *_SPADE_NAMES[cards >> 39],
+    ]
+
+
+def card_points(card: Card, *, td_bonus: bool) -> int:
+    """A card's points: a heart 1, QS 13, TD -10 with the TD bonus, any other card 0.
+
+    >>> card_points(parse_card("QS"), td_bonus=False), card_points(parse_card("TD"), td_bonus=True)
+    (13, -10)
+    """
+    if card == QUEEN_OF_SPADES:
+        return 13
+    if card // 13 == HEARTS:
+        return 1
+    if td_bonus and card == TEN_OF_DIAMONDS:
+        return TD_BONUS_POINTS
+    return 0
+
+
+# --- rules --------------------------------------------------------------------------------
+
+PASS_SCHEDULES: Final = (
+    "left-right-across-none",
+    "left-right-across",
+    "left-right-none",
+    "left-right",
+    "left",
+    "right",
+    "none",
+)
+#: Seat offset of the receiver for each pass direction ("none": no pass).
+PASS_OFFSETS: Final[Mapping[str, int]] = {"left": 1, "right": -1, "across": 2, "none": 0}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HeartsRules:
+    """The options of the Hearts family; the defaults are the ``whisthub`` preset."""
+
+    players: int = option(
+        4,
+        minimum=2,
+        maximum=6,
+        doc="Number of players. Cards are dealt one at a time so that all hold the same number; "
+        "see leftover_cards for what happens to the rest.",
+    )
+    leftover_cards: str = option(
+        "reserve",
+        choices=("reserve", "stock"),
+        doc="'reserve': all hold 52 // players cards and the 52 mod players left-over cards lie "
+        "face down until the winner of the first trick takes them (their points count for it). "
+        "'stock' (2 players only): 13 cards each, the other 26 form a face-down stock; after "
+        "each trick, while it lasts, each player draws one card, the trick's winner first, "
+        "and sees only the card it draws.",
+    )
+    pass_schedule: str = option(
+        "left-right-across-none",
+        choices=PASS_SCHEDULES,
+        doc="Pass direction by deal index d: the schedule's directions in turn (d modulo "
+        "their number). left = to seat i+1, right = to seat i-1, across = to seat i+2 "
+        "(4 players only), none = no pass that deal.",
+    )
+    pass_count: int = option(
+        3,
+        minimum=1,
+        maximum=5,
+        doc="Cards each player passes, all players choosing at once (a pass is one action: "
+        "the sorted list of the cards).",
+    )
+    first_trick_points: str = option(
+        "forbidden",
+        choices=("forbidden", "allowed"),
+        doc="'forbidden': on the first trick a player who cannot follow may not play a heart or "
+        "QS unless every card in hand is a heart or QS. 'allowed': no such restriction.",
+    )
+    lead_restriction: str = option(
+        "hearts",
+        choices=("hearts", "hearts-and-qs", "none"),
+        doc="The cards that may not be led until hearts are broken (see hearts_broken_by), "
+        "unless the leader holds nothing else: 'hearts', 'hearts-and-qs' (hearts and QS), or "
+        "'none' (any lead).",
+    )
+    hearts_broken_by: str = option(
+        "heart-played",
+        choices=("heart-played", "heart-or-qs-played", "heart-or-spade-discarded"),
+        doc="What breaks hearts, from the next lead on: 'heart-played' (a heart was played in "
+        "an earlier trick; QS does not break hearts), 'heart-or-qs-played' (a heart or QS was "
+        "played: OpenSpiel's qs_breaks_hearts), 'heart-or-spade-discarded' (some player "
+        "discarded a heart or a spade on a trick of another suit: the literal reading of the "
+        "French classic rules).",
+    )
+    moon: str = option(
+        "others-plus-26",
+        choices=("others-plus-26", "self-minus-26", "none"),
+        doc="Shooting the moon (one player takes all 13 hearts and QS): 'others-plus-26': "
+        "that player's 26 become 0 and every other player scores 26 more; 'self-minus-26' "
+        "(la sourdine): that player's 26 become -26, the others are unchanged; 'none': no "
+        "moon. The TD bonus is unaffected either way.",
+    )
+    td_bonus: bool = option(
+        False,
+        doc="The ten of diamonds (TD) is worth -10 points to whoever takes it.",
+    )
+    target_score: int = option(
+        100,
+        minimum=1,
+        doc="End condition when fixed_deals is 0: the game ends after the deal in which some "
+        "total reaches or passes this score.",
+    )
+    fixed_deals: int = option(
+        0,
+        minimum=0,
+        doc="When positive, the game is exactly this many deals (tournaments) and target_score "
+        "is ignored.",
+    )
+
+    def __post_init__(self) -> None:
+        if self.leftover_cards == "stock" and self.players != 2:
+            raise OptionError(
+                f"option 'leftover_cards' of hearts may be 'stock' only with 2 players "
+                f"(players is {self.players}); with more players use 'reserve'",
+                option="leftover_cards",
+            )
+        if "across" in self.pass_schedule and self.players != 4:
+            allowed = ", ".join(repr(s) for s in PASS_SCHEDULES if "across" not in s)
+            raise OptionError(
+                f"option 'pass_schedule' of hearts may pass across only with 4 players "
+                f"(players is {self.players}); with {self.players} use one of {allowed}",
+                option="pass_schedule",
+            )
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player."""
+        return 13 if self.leftover_cards == "stock" else DECK_SIZE // self.players
+
+    @property
+    def leftover_count(self) -> int:
+        """Cards left over after the deal: the reserve or the stock."""
+        return DECK_SIZE - self.hand_size * self.players
+
+    def pass_direction(self, deal_index: int) -> str:
+        """The pass direction of a deal: 'left', 'right', 'across' or 'none'.
+
+        >>> [HeartsRules().pass_direction(d) for d in range(5)]
+        ['left', 'right', 'across', 'none', 'left']
+        """
+        cycle = self.pass_schedule.split("-")
+        return cycle[deal_index % len(cycle)]
+
+
+# --- the state ----------------------------------------------------------------------------
+
+
+class Phase(enum.IntEnum):
+    """The phases of a deal; each has its own legal/apply methods."""
+
+    PASS = 0
+    PLAY = 1
+    OVER = 2
+
+
+_PASS: Final = Phase.PASS
+_PLAY: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
+
+_MOON_NONE, _MOON_OTHERS, _MOON_SELF = 0, 1, 2
+
+
+class HeartsState(State):
+    """One Hearts deal: a pass phase (when the deal's direction is not 'none'), then play.
+
+    Internally hands are bitmasks and cards ints; the named API converts at the edge.
+    """
+
+    __slots__ = (
+        "_broken",
+        "_current",
+        "_dealt",
+        "_discard_breaks",
+        "_draws",
+        "_final",
+        "_first_lead",
+        "_forbid",
+        "_g",
+        "_hands",
+        "_history",
+        "_led",
+        "_legal",
+        "_n",
+        "_no_first_points",
+        "_pass_offset",
+        "_passes",
+        "_pen",
+        "_phase",
+        "_play_breaks",
+        "_reserve",
+        "_seed",
+        "_stock",
+        "_stock_pos",
+        "_taken",
+        "_trick",
+        "_trick_leader",
+        "_trick_no",
+        "_tricks",
+        "_win_card",
+        "_win_seat",
+        "deal_index",
+        "game",
+    )
+
+    def __init__(
+        self,
+        game: HeartsGame,
+        deal_index: int,
+        seed: int | None,
+        hands: Sequence[CardSet],
+        leftover: Sequence[Card],
+    ) -> None:
+        self.game = game
+        self._g = game
+        self.deal_index = deal_index
+        self._seed = seed
+        n = game.n
+        self._n = n
+        self._dealt: tuple[CardSet, ...] = tuple(hands)
+        self._hands: list[CardSet] = list(hands)
+        if game.stock_mode:
+            self._stock: tuple[Card, ...] = tuple(leftover)
+            self._reserve = 0
+        else:
+            self._stock = ()
+            reserve = 0
+            for card in leftover:
+                reserve |= 1 << card
+            self._reserve = reserve
+        self._stock_pos = 0
+        self._draws: list[list[Card]] = [[] for _ in range(n)]
+        self._forbid = game.forbid_mask
+        self._play_breaks = game.play_breaks
+        self._discard_breaks = game.discard_breaks
+        self._no_first_points = game.no_first_points
+        self._pass_offset = game.pass_offset(deal_index)
+        self._passes: list[CardSet] = [-1] * n
+        self._history: list[tuple[int, str | tuple[str, ...]]] = []
+        self._trick: list[Card] = []
+        self._trick_leader = 0
+        self._trick_no = 0
+        self._tricks: list[tuple[int, tuple[Card, ...], int, int]] = []
+        self._led = -1
+        self._win_card = -1
+        self._win_seat = -1
+        self._broken = False
+        self._taken = [0] * n
+        self._pen = [0] * n
+        self._final: list[int] | None = None
+        self._legal = -1
+        self._first_lead = 0
+        if self._pass_offset:
+            self._phase = _PASS
+            self._current = 0
+        else:
+            self._start_play()
+
+    # -- named API ---------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return self._current
+
+    def is_terminal(self) -> bool:
+        return self._phase is _OVER
+
+    def legal_actions(self) -> list[Action]:
+        phase = self._phase
+        if phase is _PLAY:
+            cards = self._legal
+            if cards < 0:
+                cards = self._legal_play()
+            return [
+                *_CLUB_NAMES[cards & 0x1FFF],
+                *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
+                *_HEART_NAMES[(cards >> 26) & 0x1FFF],
+                *_SPADE_NAMES[cards >> 39],
+            ]
+        if phase is _PASS:
+            return self._legal_pass()
+        return []
+
+    def apply_action(self, action: Action) -> None:
+        if self._phase is _PLAY:
+            card = CARD_IDS.get(action) if type(action) is str else None
+            if card is None:
+                card = self._parse_play(action)
+            legal = self._legal
+            if legal < 0:
+                legal = self._legal_play()
+            if not (legal >> card) & 1:
+                raise IllegalActionError(self._why_illegal(card))
+            self._history.append((self._current, NAMES[card]))
+            self._play(card)
+        elif self._phase is _PASS:
+            self._apply_pass(action)
+        else:
+            raise IllegalActionError("the deal is over: no more actions")
+
+    def points(self) -> list[int]:
+        final = self._final
+        return list(final) if final is not None else list(self._taken)
+
+    def history(self) -> list[tuple[int, Action]]:
+        out: list[tuple[int, Action]] = []
+        for seat, action in self._history:
+            out.append((seat, list[JSON](action) if isinstance(action, tuple) else action))
+        return out
+
+    def clone(self) -> HeartsState:
+        other = object.__new__(HeartsState)
+        other.game = self.game
+        other._g = self._g
+        other.deal_index = self.deal_index
+        other._seed = self._seed
+        other._n = self._n
+        other._dealt = self._dealt
+        other._hands = list(self._hands)
+        other._stock = self._stock
+        other._reserve = self._reserve
+        other._stock_pos = self._stock_pos
+        other._draws = [list(d) for d in self._draws]
+        other._forbid = self._forbid
+        other._play_breaks = self._play_breaks
+        other._discard_breaks = self._discard_breaks
+        other._no_first_points = self._no_first_points
+        other._pass_offset = self._pass_offset
+        other._passes = list(self._passes)
+        other._history = list(self._history)
+        other._trick = list(self._trick)
+        other._trick_leader = self._trick_leader
+        other._trick_no = self._trick_no
+        other._tricks = list(self._tricks)
+        other._led = self._led
+        other._win_card = self._win_card
+        other._win_seat = self._win_seat
+        other._broken = self._broken
+        other._taken = list(self._taken)
+        other._pen = list(self._pen)
+        other._final = None if self._final is None else list(self._final)
+        other._legal = self._legal
+        other._first_lead = self._first_lead
+        other._phase = self._phase
+        other._current = self._current
+        return other
+
+    def deal_record(self) -> dict[str, JSON]:
+        record: dict[str, JSON] = {
+            "seed": self._seed,
+            "hands": [_json_names(hand) for hand in self._dealt],
+        }
+        if self._g.stock_mode:
+            record["stock"] = [NAMES[c] for c in self._stock]
+        elif self._g.rules.leftover_count:
+            record["reserve"] = _json_names(self._reserve)
+        return record
+
+    def tricks(self) -> list[Trick]:
+        return [
+            Trick(leader, tuple(NAMES[c] for c in cards), winner, points)
+            for leader, cards, winner, points in self._tricks
+        ]
+
+    def summary(self) -> dict[str, JSON]:
+        out = super().summary()
+        out["moon"] = self.moon_shooter()
+        if self._reserve:
+            out["reserve"] = _json_names(self._reserve)
+            out["reserve_winner"] = self._tricks[0][2] if self._tricks else None
+        return out
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        n = self._n
+        if not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"no seat {seat!r} at a {n}-player table")
+        phase = self._phase
+        hand = self._hands[seat]
+        passed: JSON = None
+        received: JSON = None
+        offset = self._pass_offset
+        mine = self._passes[seat]
+        if phase is _PASS:
+            if mine >= 0:
+                hand &= ~mine
+                passed = _json_names(mine)
+        elif offset:
+            passed = _json_names(self._passes[seat])
+            received = _json_names(self._passes[(seat - offset) % n])
+        sizes = [h.bit_count() for h in self._hands]
+        if phase is _PASS:
+            sizes = [
+                h.bit_count() - (p.bit_count() if p >= 0 else 0)
+                for h, p in zip(self._hands, self._passes, strict=True)
+            ]
+        g = self._g
+        direction = g.rules.pass_direction(self.deal_index)
+        obs: dict[str, JSON] = {
+            "game": "hearts",
+            "seat": seat,
+            "players": n,
+            "deal_index": self.deal_index,
+            "phase": ("pass", "play", "over")[phase],
+            "to_act": self._current,
+            "hand": _json_names(hand),
+            "hand_sizes": list[JSON](sizes),
+            "pass_direction": direction,
+            "pass_to": (seat + offset) % n if offset else None,
+            "passed": passed,
+            "received": received,
+            "passes_made": [s for s in range(n) if self._passes[s] >= 0] if offset else [],
+            "trick": {
+                "leader": self._trick_leader if phase is _PLAY else None,
+                "cards": [NAMES[c] for c in self._trick],
+            },
+            "tricks": [t.as_json() for t in self.tricks()],
+            "hearts_broken": self._broken,
+            "points_taken": list[JSON](self._taken),
+        }
+        if g.rules.leftover_count and not g.stock_mode:
+            won = bool(self._tricks)
+            obs["reserve_size"] = g.rules.leftover_count
+            obs["reserve"] = _json_names(self._reserve) if won else None
+        if g.stock_mode:
+            obs["stock_size"] = len(self._stock) - self._stock_pos
+            obs["drawn"] = [NAMES[c] for c in self._draws[seat]]
+        if phase is _OVER:
+            obs["points"] = list[JSON](self.points())
+        return obs
+
+    # -- int fast path -----------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    def hand(self, seat: int) -> CardSet:
+        """The cards a seat holds now (a bitmask)."""
+        return self._hands[seat]
+
+    def legal_mask(self) -> CardSet:
+        """The legal cards of the seat to play, as a bitmask (play phase; 0 otherwise)."""
+        if self._phase is not _PLAY:
+            return 0
+        legal = self._legal
+        return legal if legal >= 0 else self._legal_play()
+
+    def apply_card(self, card: Card) -> None:
+        """Play a card id for the seat to play. Checked against :meth:`legal_mask` (cheap), but
+        recorded in :meth:`history` like any action: for bots and simulations that work in
+        card ids."""
+        if not (self.legal_mask() >> card) & 1:
+            raise IllegalActionError(
+                self._why_illegal(card) if self._phase is _PLAY else "not in the play phase"
+            )
+        self._history.append((self._current, NAMES[card]))
+        self._play(card)
+
+    def apply_pass_mask(self, cards: CardSet) -> None:
+        """The pass of the seat to act, as a bitmask of exactly pass_count held cards."""
+        self._apply_pass(_json_names(cards))
+
+    def moon_shooter(self) -> int | None:
+        """The seat that took every heart and QS in this (finished) deal, if any."""
+        if self._phase is not _OVER:
+            return None
+        for seat, pen in enumerate(self._pen):
+            if pen == MOON_POINTS:
+                return seat
+        return None
+
+    # -- phases ------------------------------------------------------------------------------
+
+    def _legal_pass(self) -> list[Action]:
+        names = names_of(self._hands[self._current])
+        count = self._g.rules.pass_count
+        return [list[JSON](combo) for combo in itertools.combinations(names, count)]
+
+    def _apply_pass(self, action: Action) -> None:
+        count = self._g.rules.pass_count
+        if not isinstance(action, list | tuple):
+            raise IllegalActionError(
+                f"pass exactly {count} cards: send a list of {count} card names "
+                f"such as {['2C', 'QS', 'AH'][:count]!r}, not {action!r}"
+            )
+        if len(action) != count:
+            raise IllegalActionError(f"pass exactly {count} cards, not {len(action)}")
+        seat = self._current
+        hand = self._hands[seat]
+        cards = 0
+        for item in action:
+            card = CARD_IDS.get(item) if type(item) is str else None
+            if card is None:
+                card = _parse_name(item)
+            if (cards >> card) & 1:
+                raise IllegalActionError(f"you may not pass {NAMES[card]} twice")
+            if not (hand >> card) & 1:
+                raise IllegalActionError(f"you do not hold {NAMES[card]}")
+            cards |= 1 << card
+        self._passes[seat] = cards
+        self._history.append((seat, tuple(names_of(cards))))
+        if seat + 1 < self._n:
+            self._current = seat + 1
+            return
+        n, offset, passes = self._n, self._pass_offset, self._passes
+        self._hands = [(self._hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
+        self._start_play()
+
+    def _start_play(self) -> None:
+        """Begin the play phase: the holder of the lowest club in hand leads it; if no hand
+        holds a club (two-player), the player left of the dealer leads any card."""
+        self._phase = _PLAY
+        hands = self._hands
+        clubs = 0
+        for hand in hands:
+            clubs |= hand & CLUB_CARDS
+        if clubs:
+            low = clubs & -clubs
+            leader = next(s for s, hand in enumerate(hands) if hand & low)
+            self._first_lead = low
+        else:
+            leader = (self.deal_index % self._n + 1) % self._n
+            hand = hands[leader]
+            self._first_lead = (hand & ~PENALTY_CARDS or hand) if self._no_first_points else hand
+        self._current = leader
+        self._trick_leader = leader
+        self._legal = -1
+
+    def _legal_play(self) -> CardSet:
+        hand = self._hands[self._current]
+        if self._trick:
+            legal = hand & SUIT_MASKS[self._led]
+            if not legal:
+                legal = hand
+                if self._trick_no == 0 and self._no_first_points:
+                    legal = hand & ~PENALTY_CARDS or hand
+        elif self._trick_no == 0:
+            legal = self._first_lead
+        elif self._broken or not self._forbid:
+            legal = hand
+        else:
+            legal = hand & ~self._forbid or hand
+        self._legal = legal
+        return legal
+
+    def _play(self, card: Card) -> None:
+        seat = self._current
+        self._hands[seat] ^= 1 << card
+        self._legal = -1
+        trick = self._trick
+        trick.append(card)
+        suit = card // 13
+        if len(trick) == 1:
+            self._led = suit
+            self._win_card = card
+            self._win_seat = seat
+            if not self._broken and (self._play_breaks >> card) & 1:
+                self._broken = True
+        else:
+            if suit == self._led:
+                if card > self._win_card:
+                    self._win_card = card
+                    self._win_seat = seat
+            elif not self._broken and (self._discard_breaks >> card) & 1:
+                self._broken = True
+            if not self._broken and (self._play_breaks >> card) & 1:
+                self._broken = True
+            if len(trick) == self._n:
+                self._end_trick()
+                return
+        self._current = seat + 1 if seat + 1 < self._n else 0
+
+    def _end_trick(self) -> None:
+        trick = self._trick
+        winner = self._win_seat
+        cards = 0
+        for card in trick:
+            cards |= 1 << card
+        if self._trick_no == 0:
+            cards |= self._reserve
+        pen = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
+        self._pen[winner] += pen
+        td = TD_BONUS_POINTS if (cards & TD_BIT and self._g.rules.td_bonus) else 0
+        self._taken[winner] += pen + td
+        trick_cards = tuple(trick)
+        if self._trick_no == 0 and self._reserve:
+            cards ^= self._reserve
+            pen = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
+            td = TD_BONUS_POINTS if (cards & TD_BIT and self._g.rules.td_bonus) else 0
+        self._tricks.append((self._trick_leader, trick_cards, winner, pen + td))
+        trick.clear()
+        self._trick_no += 1
+        self._led = -1
+        stock = self._stock
+        if self._stock_pos < len(stock):
+            pos = self._stock_pos
+            loser = 1 - winner
+            self._hands[winner] |= 1 << stock[pos]
+            self._draws[winner].append(stock[pos])
+            self._hands[loser] |= 1 << stock[pos + 1]
+            self._draws[loser].append(stock[pos + 1])
+            self._stock_pos = pos + 2
+        if not self._hands[winner]:
+            self._finish()
+            return
+        self._current = winner
+        self._trick_leader = winner
+
+    def _finish(self) -> None:
+        self._phase = _OVER
+        self._current = -1
+        final = list(self._taken)
+        mode = self._g.moon_mode
+        if mode != _MOON_NONE:
+            for shooter, pen in enumerate(self._pen):
+                if pen == MOON_POINTS:
+                    if mode == _MOON_OTHERS:
+                        for seat in range(self._n):
+                            final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
+                    else:
+                        final[shooter] -= 2 * MOON_POINTS
+                    break
+        self._final = final
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def _parse_play(self, action: Action) -> Card:
+        if not isinstance(action, str):
+            raise IllegalActionError(
+                f"play one card: a card name such as 'QS' or 'TD', not {action!r}"
+            )
+        return _parse_name(action)
+
+    def _why_illegal(self, card: Card) -> str:
+        name = NAMES[card]
+        hand = self._hands[self._current]
+        if not (hand >> card) & 1:
+            return f"you do not hold {name}"
+        if self._trick:
+            led = self._led
+            if hand & SUIT_MASKS[led]:
+                return f"you must follow {SUIT_NAMES[led]}"
+            return (
+                f"no points on the first trick: you may not play {name} while you hold cards "
+                f"other than hearts and QS"
+            )
+        if self._trick_no == 0:
+            lead = self._first_lead
+            if lead & (lead - 1) == 0:
+                return f"the first lead must be {NAMES[lead.bit_length() - 1]}"
+            return (
+                f"no points on the first trick: you may not lead {name} while you hold cards "
+                f"other than hearts and QS"
+            )
+        return f"hearts are not broken: you may not lead {name}"
+
+
+def _parse_name(item: object) -> Card:
+    if not isinstance(item, str):
+        raise IllegalActionError(f"a card is a name such as 'QS' or 'TD', not {item!r}")
+    try:
+        return parse_card(item)
+    except ValueError as exc:
+        raise IllegalActionError(str(exc)) from None
+
+
+# --- the game -----------------------------------------------------------------------------
+
+_CLASSIC_FR: Final[Mapping[str, object]] = {
+    "pass_schedule": "left",
+    "first_trick_points": "allowed",
+    "lead_restriction": "hearts-and-qs",
+    "hearts_broken_by": "heart-or-spade-discarded",
+    "moon": "none",
+    "td_bonus": True,
+    "target_score": 50,
+}
+
+
+@register
+class HeartsGame(Game[HeartsRules]):
+    """The Hearts family of games under one set of declared rules."""
+
+    name = "hearts"
+    title = "Hearts family (Dame de pique, les cœurs)"
+    rules_type = HeartsRules
+    presets = {
+        "whisthub": {},
+        "classic-fr": dict(_CLASSIC_FR),
+        "classic-fr-sourdine": {**_CLASSIC_FR, "moon": "self-minus-26"},
+        "two-player": {
+            **_CLASSIC_FR,
+            "players": 2,
+            "leftover_cards": "stock",
+            "pass_schedule": "none",
+        },
+    }
+    preset_docs = {
+        "whisthub": "Dame de pique / Black Lady as played on Whisthub: 4 players, pass left, "
+        "right, across, none; no points on the first trick; hearts broken by a heart; "
+        "moon gives 26 to the others; game to 100.",
+        "classic-fr": "Les cœurs, règle classique: 3 to 6 players (4 by default), left-overs to "
+        "a reserve for the first trick's winner, pass left, no heart or QS lead until a heart "
+        "or spade is discarded, TD -10, no moon, game to 50.",
+        "classic-fr-sourdine": "classic-fr with la sourdine: taking all hearts and QS deducts "
+        "26 from the taker's score.",
+        "two-player": "Les cœurs à deux: 13 cards each, a 26-card stock drawn after each trick "
+        "(winner first), no pass; scoring and leads as classic-fr.",
+    }
+    default_preset = "whisthub"
+    lower_is_better = True
+
+    def __init__(self, rules: HeartsRules, preset: str) -> None:
+        super().__init__(rules, preset)
+        self.n = rules.players
+        self.stock_mode = rules.leftover_cards == "stock"
+        self.forbid_mask = {"hearts": HEART_CARDS, "hearts-and-qs": PENALTY_CARDS, "none": 0}[
+            rules.lead_restriction
+        ]
+        self.play_breaks = {
+            "heart-played": HEART_CARDS,
+            "heart-or-qs-played": PENALTY_CARDS,
+            "heart-or-spade-discarded": 0,
+        }[rules.hearts_broken_by]
+        self.discard_breaks = (
+            HEART_CARDS | SPADE_CARDS if rules.hearts_broken_by == "heart-or-spade-discarded" else 0
+        )
+        self.no_first_points = rules.first_trick_points == "forbidden"
+        self.moon_mode = {"none": _MOON_NONE, "others-plus-26": _MOON_OTHERS}.get(
+            rules.moon, _MOON_SELF
+        )
+        cycle = rules.pass_schedule.split("-")
+        self._offsets = tuple(PASS_OFFSETS[d] % self.n for d in cycle)
+        self.points_table: tuple[int, ...] = tuple(
+            card_points(c, td_bonus=rules.td_bonus) for c in range(DECK_SIZE)
+        )
+
+    @property
+    def players(self) -> int:
+        return self.n
+
+    def pass_offset(self, deal_index: int) -> int:
+        """Seat offset of the receiver of each pass in that deal (0: no pass)."""
+        offsets = self._offsets
+        return offsets[deal_index % len(offsets)]
+
+    def deal(self, seed: int, deal_index: int) -> tuple[list[CardSet], list[Card]]:
+        """The hands (bitmasks) and the left-over cards (in deck order) of a seeded deal.
+
+        The deck is ``shuffled(52, seed=seed, deal_index=deal_index)`` (games.dealing): card
+        ``deck[i]`` goes to seat ``i % players`` for the first ``hand_size * players`` cards;
+        the rest, in order, are the reserve or the stock (top first). See docs/dealing.md.
+        """
+        deck = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
+        n = self.n
+        dealt = self.rules.hand_size * n
+        hands = [0] * n
+        for i in range(dealt):
+            hands[i % n] |= 1 << deck[i]
+        return hands, deck[dealt:]
+
+    def new_deal(
+        self,
+        deal_index: int = 0,
+        seed: int | None = None,
+        hands: Sequence[Sequence[str]] | None = None,
+        *,
+        reserve: Sequence[str] | None = None,
+        stock: Sequence[str] | None = None,
+    ) -> HeartsState:
+        """A deal from (seed, deal_index), or from explicit hands (card names).
+
+        With explicit hands, ``reserve`` (reserve mode) or ``stock`` (stock mode, top card
+        first) may be given; by default they are the cards no hand holds, in ascending order.
+        """
+        if not isinstance(deal_index, int) or isinstance(deal_index, bool) or deal_index < 0:
+            raise GameError(f"a deal index is a non-negative integer, not {deal_index!r}")
+        if hands is None:
+            if seed is None:
+                raise GameError("a deal needs a seed or explicit hands")
+            if reserve is not None or stock is not None:
+                raise GameError("reserve and stock go with explicit hands, not with a seed")
+            masks, leftover = self.deal(seed, deal_index)
+            return HeartsState(self, deal_index, seed, masks, leftover)
+        if seed is not None:
+            raise GameError("give a seed or explicit hands, not both")
+        return self._explicit_deal(deal_index, None, hands, reserve, stock)
+
+    def _explicit_deal(
+        self,
+        deal_index: int,
+        seed: int | None,
+        hands: Sequence[Sequence[str]],
+        reserve: Sequence[str] | None,
+        stock: Sequence[str] | None,
+    ) -> HeartsState:
+        n, size = self.n, self.rules.hand_size
+        if isinstance(hands, str) or len(hands) != n:
+            raise GameError(f"a {n}-player deal needs {n} hands")
+        seen = 0
+        masks = []
+        for seat, hand in enumerate(hands):
+            if isinstance(hand, str) or len(hand) != size:
+                raise GameError(f"hand {seat} must hold {size} cards")
+            mask = 0
+            for name in hand:
+                card = _parse_deal_card(name)
+                if (seen >> card) & 1:
+                    raise GameError(f"{NAMES[card]} is dealt twice")
+                seen |= 1 << card
+                mask |= 1 << card
+            masks.append(mask)
+        rest = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
+        if self.stock_mode:
+            if reserve is not None:
+                raise GameError("these rules have a stock, not a reserve")
+            leftover = rest if stock is None else _leftover(stock, rest, "stock")
+        else:
+            if stock is not None:
+                raise GameError("these rules have a reserve, not a stock")
+            leftover = rest if reserve is None else sorted(_leftover(reserve, rest, "reserve"))
+        return HeartsState(self, deal_index, seed, masks, leftover)
+
+    def deal_from_record(self, deal_index: int, record: Mapping[str, JSON]) -> HeartsState:
+        hands = record.get("hands")
+        seed = record.get("seed")
+        if not isinstance(hands, list) or not all(isinstance(h, list) for h in hands):
+            raise GameError("a Hearts deal record needs 'hands': a list of lists of card names")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise GameError("a deal record's seed is an integer or null")
+        reserve, stock = record.get("reserve"), record.get("stock")
+        for key, value in (("reserve", reserve), ("stock", stock)):
+            if value is not None and not isinstance(value, list):
+                raise GameError(f"a deal record's {key} is a list of card names")
+        if self.stock_mode and stock is None:
+            raise GameError("a two-player deal record needs its 'stock'")
+        return self._explicit_deal(
+            deal_index,
+            seed,
+            [[str(c) for c in h] for h in hands if isinstance(h, list)],
+            None if not isinstance(reserve, list) else [str(c) for c in reserve],
+            None if not isinstance(stock, list) else [str(c) for c in stock],
+        )
+
+    def match_over(self, deal_points: Sequence[Sequence[int]]) -> bool:
+        fixed = self.rules.fixed_deals
+        if fixed > 0:
+            return len(deal_points) >= fixed
+        totals = [0] * self.n
+        for points in deal_points:
+            for seat, p in enumerate(points):
+                totals[seat] += p
+        return max(totals) >= self.rules.target_score
+
+
+def _parse_deal_card(name: object) -> Card:
+    if not isinstance(name, str):
+        raise GameError(f"a card is a name such as 'QS', not {name!r}")
+    card = CARD_IDS.get(name)
+    return parse_card(name) if card is None else card
+
+
+def _leftover(names: Sequence[str], rest: list[Card], what: str) -> list[Card]:
+    cards = [_parse_deal_card(name) for name in names]
+    if sorted(cards) != rest:
+        raise GameError(f"the {what} must be exactly the {len(rest)} cards no hand holds")
+    return cards
