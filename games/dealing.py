@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -71,7 +72,27 @@ class DealRng:
 
 
 def shuffled(n: int, *, seed: int, deal_index: int, purpose: str = "deal") -> list[int]:
-    """A permutation of ``range(n)`` drawn from the stream of (purpose, seed, deal_index)."""
+    """A permutation of ``range(n)`` drawn from the stream of (purpose, seed, deal_index).
+
+    Exactly ``DealRng(seed, deal_index, purpose).shuffle(list(range(n)))``, computed faster:
+    the words are hashed in one go, and a word that the rejection rule would refuse (fewer than
+    one deal in a million) sends the whole shuffle to the reference implementation.
+    """
+    rng = DealRng(seed, deal_index, purpose)  # validates the arguments
     order = list(range(n))
-    DealRng(seed, deal_index, purpose).shuffle(order)
+    if n < 2:
+        return order
+    prefix = rng._prefix.encode("ascii")
+    blocks = (n + 6) // 8  # n - 1 words, eight per block
+    sha256 = hashlib.sha256
+    data = b"".join([sha256(prefix + b"%d" % b).digest() for b in range(blocks)])
+    words = struct.unpack(f">{8 * blocks}I", data)
+    for i, word in zip(range(n - 1, 0, -1), words, strict=False):
+        m = i + 1
+        if word >= _WORD - _WORD % m:
+            order = list(range(n))
+            rng.shuffle(order)
+            return order
+        j = word % m
+        order[i], order[j] = order[j], order[i]
     return order
