@@ -1,0 +1,1 @@
+"""The API registers nothing in the admin."""

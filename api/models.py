@@ -1,0 +1,1 @@
+"""The API keeps no models of its own: it serves those of the tournaments app."""

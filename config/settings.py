@@ -1,0 +1,287 @@
+"""Django settings for Tapis, read from environment variables.
+
+Two modes, chosen by ``TAPIS_ENV``:
+
+* ``demo`` (the default): runs with nothing installed but Python. Embedded defaults keep
+  everything under ``var/``: an SQLite database, a broker on the file system (kombu's
+  ``filesystem://`` transport, no server), task results in files, and a secret key generated
+  once and kept in ``var/secret_key``.
+* ``production``: every embedded default is refused. Tapis will not start without a real
+  database (PostgreSQL), a real broker (Redis), a secret key given in ``SECRET_KEY``, explicit
+  ``ALLOWED_HOSTS`` and ``DEBUG`` off; all the problems are reported at once.
+
+README.md documents every variable; ``ENVIRONMENT_VARIABLES`` lists the names read here.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import READ, env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# ---------------------------------------------------------------------------------------------
+# Mode
+# ---------------------------------------------------------------------------------------------
+TAPIS_MODES = ("demo", "production")
+TAPIS_ENV = env_str("TAPIS_ENV", "demo").lower()
+if TAPIS_ENV not in TAPIS_MODES:
+    raise ImproperlyConfigured(f"TAPIS_ENV={TAPIS_ENV!r}: expected one of {', '.join(TAPIS_MODES)}")
+PRODUCTION = TAPIS_ENV == "production"
+
+# Demo state (SQLite file, broker folders, results, generated secret, collected static files).
+VAR_DIR = Path(env_str("TAPIS_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+if not PRODUCTION:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# Reasons to refuse production mode; raised together at the end of this module.
+_refusals: list[str] = []
+
+
+def _demo_secret_key(path: Path) -> str:
+    """The demo secret key: generated on first use, then read back from ``path``.
+
+    Written to a private temporary file then hard-linked into place, so that a web server
+    and a worker starting at the same moment agree on one key.
+    """
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process won the race: use its key
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+def _weak_secret_key(key: str) -> bool:
+    # Django's own criteria (check security.W009).
+    return len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-")
+
+
+# ---------------------------------------------------------------------------------------------
+# Core
+# ---------------------------------------------------------------------------------------------
+_secret_key = env_str("SECRET_KEY")
+if _secret_key is None:
+    if PRODUCTION:
+        _refusals.append(
+            "SECRET_KEY is not set: generate one with "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+        _secret_key = ""
+    else:
+        _secret_key = _demo_secret_key(VAR_DIR / "secret_key")
+elif PRODUCTION and _weak_secret_key(_secret_key):
+    _refusals.append("SECRET_KEY is too weak: use at least 50 random characters")
+SECRET_KEY = _secret_key
+
+DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+if PRODUCTION and DEBUG:
+    _refusals.append("DEBUG must be off in production")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]"])
+if PRODUCTION and not ALLOWED_HOSTS:
+    _refusals.append("ALLOWED_HOSTS is not set: name the host names the service answers to")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "tournaments",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# ---------------------------------------------------------------------------------------------
+# Database
+# ---------------------------------------------------------------------------------------------
+_database_url = env_str("DATABASE_URL")
+if _database_url is None:
+    if PRODUCTION:
+        _refusals.append("DATABASE_URL is not set: production needs PostgreSQL")
+    _database_url = f"sqlite:///{VAR_DIR / 'tapis.sqlite3'}"
+DATABASES = {
+    "default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True),
+}
+if PRODUCTION and DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    _refusals.append("DATABASE_URL points at SQLite: production needs PostgreSQL")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# ---------------------------------------------------------------------------------------------
+# Static files (the admin's, and templates/static/ for the site and the replay viewer)
+# ---------------------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "templates" / "static"]
+if not PRODUCTION:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Demo and tests: whitenoise serves the files where they are, without collectstatic.
+WHITENOISE_USE_FINDERS = not PRODUCTION
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        ),
+    },
+}
+
+# ---------------------------------------------------------------------------------------------
+# Celery (config/celery.py reads every CELERY_* name below)
+# ---------------------------------------------------------------------------------------------
+_broker_url = env_str("CELERY_BROKER_URL")
+if _broker_url is None:
+    if PRODUCTION:
+        _refusals.append("CELERY_BROKER_URL is not set: production needs Redis")
+    _broker_url = "filesystem://localhost//"
+CELERY_BROKER_URL = _broker_url
+_broker_scheme = CELERY_BROKER_URL.partition("://")[0]
+if _broker_scheme in ("filesystem", "memory"):
+    if PRODUCTION:
+        _refusals.append(
+            f"CELERY_BROKER_URL is {_broker_scheme}://, which only serves one machine: "
+            "production needs Redis"
+        )
+    _broker_folder = VAR_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "data_folder_in": str(_broker_folder / "messages"),
+        "data_folder_out": str(_broker_folder / "messages"),
+        "control_folder": str(_broker_folder / "control"),
+        # The virtual transports poll; poll often enough for a 1 s worker ping.
+        "polling_interval": 0.1,
+    }
+    if _broker_scheme == "filesystem" and not PRODUCTION:
+        for _folder in ("messages", "control"):
+            (_broker_folder / _folder).mkdir(parents=True, exist_ok=True)
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+
+_result_backend = env_str("CELERY_RESULT_BACKEND")
+if _result_backend is None:
+    if _broker_scheme in ("redis", "rediss"):
+        _result_backend = CELERY_BROKER_URL
+    else:
+        _result_backend = f"file://{VAR_DIR / 'results'}"
+CELERY_RESULT_BACKEND = _result_backend
+if CELERY_RESULT_BACKEND.startswith("file://"):
+    if PRODUCTION:
+        _refusals.append("CELERY_RESULT_BACKEND keeps results in files: production needs Redis")
+    else:
+        Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+
+# Queue the tasks go to and the exchange of the workers' remote control (ping): the web
+# processes and the workers must agree on both. Distinct values let several Tapis instances
+# (or test runs) share one Redis without answering each other.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "tapis")
+CELERY_CONTROL_EXCHANGE = env_str("CELERY_CONTROL_EXCHANGE", "tapis")
+
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_EXPIRES = timedelta(days=1)
+# One task at a time per worker process, acknowledged when done: a worker lost in the middle
+# of a table gives the table back to the queue (tasks are written to be run twice).
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "worker-heartbeat": {
+        "task": "tournaments.tasks.worker_heartbeat",
+        "schedule": timedelta(minutes=1),
+        "options": {"expires": 60},
+    },
+}
+
+# ---------------------------------------------------------------------------------------------
+# REST API
+# ---------------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Tapis API",
+    "DESCRIPTION": "Tournaments and an online judge for card-game bots.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Production refuses the embedded defaults
+# ---------------------------------------------------------------------------------------------
+if _refusals:
+    raise ImproperlyConfigured(
+        "Tapis refuses to start in production mode (TAPIS_ENV=production):\n"
+        + "\n".join(f"  - {reason}" for reason in _refusals)
+    )
+
+ENVIRONMENT_VARIABLES = frozenset(READ)

@@ -1,0 +1,17 @@
+"""URLs of Tapis: the home page, /healthz, the admin and the REST API under /api/v1/."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import TemplateView
+
+from config.health import healthz
+
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("api.urls")),
+    path("", include("tournaments.urls")),
+]

@@ -1,0 +1,1 @@
+"""Tournaments: the Django app that seats bots, plays tables through the judge and ranks them."""
