@@ -1,0 +1,81 @@
+# Tapis: `make run` (the demo) and `make test` (everything CI checks). See README.md.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# The test suite runs against real PostgreSQL and Redis; override either from the environment.
+TEST_DATABASE_URL ?= $(or $(DATABASE_URL),postgresql://postgres@127.0.0.1:5432/tapis)
+TEST_BROKER_URL ?= $(or $(CELERY_BROKER_URL),redis://127.0.0.1:6379/1)
+PYTEST_ARGS ?= -n 2
+
+# Python packages checked by mypy: the ones that exist (others are added as they appear).
+PACKAGES := $(patsubst %/__init__.py,%,$(wildcard config/__init__.py games/__init__.py \
+	judge/__init__.py tournaments/__init__.py api/__init__.py))
+# Reinstall when the dependencies change or a package appears (an editable install maps the
+# packages it found when it was made).
+INSTALL_INPUTS := pyproject.toml $(wildcard */__init__.py)
+
+.PHONY: help run test install install-dev bubblewrap services lint format typecheck pytest clean
+
+help:
+	@echo "make run        the demo: web server on http://$(HOST):$(PORT)/ and one Celery worker"
+	@echo "make test       lint, format check, type check and tests (needs PostgreSQL and Redis)"
+	@echo "make lint | typecheck | pytest | format   one step of make test (format rewrites files)"
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(VENV)/.installed: $(INSTALL_INPUTS) | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(INSTALL_INPUTS) | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	$(PY) -m config.run --host $(HOST) --port $(PORT)
+
+test: install-dev bubblewrap services lint typecheck pytest
+
+# The judge runs bots under bubblewrap: install it when missing and we may.
+bubblewrap:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "Installing bubblewrap..."; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap; \
+		else \
+			echo "warning: bubblewrap (bwrap) is missing: sudo apt-get install bubblewrap" >&2; \
+		fi; \
+	fi
+
+services: install-dev
+	@DATABASE_URL='$(TEST_DATABASE_URL)' CELERY_BROKER_URL='$(TEST_BROKER_URL)' \
+		$(PY) -m config.preflight
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install-dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+typecheck: install-dev
+	$(VENV)/bin/mypy $(PACKAGES) tests manage.py
+
+pytest: install-dev
+	DATABASE_URL='$(TEST_DATABASE_URL)' CELERY_BROKER_URL='$(TEST_BROKER_URL)' \
+		$(PY) -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf var .mypy_cache .ruff_cache .pytest_cache .hypothesis
