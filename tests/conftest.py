@@ -1,0 +1,221 @@
+"""Fixtures shared by the whole test suite.
+
+The suite runs against real services: PostgreSQL (``DATABASE_URL``) and Redis
+(``CELERY_BROKER_URL``); ``make test`` sets both. Each test session (each pytest-xdist worker
+process) is kept apart from every other run on the same servers:
+
+* its test database gets a suffix unique to the process (unless ``--reuse-db``), so that two
+  runs at the same time never drop each other's database;
+* its Celery queue and remote-control exchange carry a run id (``CELERY_ISOLATION``), so that
+  no other worker takes its tasks or answers its pings.
+
+``live_worker`` starts a real Celery worker in a subprocess against those; see its docstring.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from config.celery import app as celery_app
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+RUN_ID = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+CELERY_ISOLATION = {
+    "task_default_queue": f"tapis-test-{RUN_ID}",
+    "control_exchange": f"tapis-test-{RUN_ID}",
+}
+# Before anything sends a task or a ping (both read these once).
+celery_app.conf.update(CELERY_ISOLATION)
+
+WORKER_START_TIMEOUT = 60.0
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Give this process's test databases a unique name (see the module docstring)."""
+    from django.conf import settings
+
+    if request.config.getoption("reuse_db", default=False):
+        return
+    for db in settings.DATABASES.values():
+        if db["ENGINE"] == "django.db.backends.sqlite3":
+            continue
+        test = db.setdefault("TEST", {})
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_{os.getpid()}"
+
+
+def _database_url(settings_dict: dict[str, object]) -> str:
+    """A ``DATABASE_URL`` for a Django PostgreSQL database settings dict."""
+    user = quote(str(settings_dict.get("USER") or ""), safe="")
+    password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
+    credentials = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+    host = str(settings_dict.get("HOST") or "")
+    port = str(settings_dict.get("PORT") or "")
+    netloc = f"{credentials}{host}{':' + port if port else ''}"
+    return f"postgresql://{netloc}/{quote(str(settings_dict['NAME']), safe='')}"
+
+
+@dataclass
+class LiveWorker:
+    """A real ``celery worker`` subprocess serving this test session's queue.
+
+    ``start()`` returns once the worker answers a ping; ``stop()`` is a warm shutdown (the
+    worker finishes its task), ``kill()`` a SIGKILL of the worker and its pool. ``log()`` is
+    what the worker printed, for failure messages.
+    """
+
+    environment: dict[str, str]
+    log_path: Path
+    hostname: str = field(default_factory=lambda: f"tapis-test-{RUN_ID}@%h")
+    concurrency: int = 2
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def command(self) -> list[str]:
+        return [
+            sys.executable, "-m", "celery", "-A", "config", "worker",
+            "--loglevel", "INFO",
+            "--hostname", self.hostname,
+            "--concurrency", str(self.concurrency),
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+        ]  # fmt: skip
+
+    def start(self, timeout: float = WORKER_START_TIMEOUT) -> LiveWorker:
+        if self.alive:
+            return self
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=BASE_DIR,
+                env=self.environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.alive:
+                raise RuntimeError(f"the Celery worker exited at start:\n{self.log()}")
+            if self.ping():
+                return self
+        self.kill()
+        raise RuntimeError(
+            f"the Celery worker did not answer a ping in {timeout:g} s:\n{self.log()}"
+        )
+
+    def ping(self, timeout: float = 0.5) -> bool:
+        return bool(celery_app.control.ping(timeout=timeout))
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Warm shutdown (SIGTERM); killed if still running after ``timeout`` seconds."""
+        if self.process is None:
+            return
+        if self.alive:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=timeout)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the worker and what is left of its process group (the pool)."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.process = None
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-6000:]
+        except FileNotFoundError:
+            return ""
+
+
+@pytest.fixture(scope="session")
+def _live_worker_session(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveWorker]:
+    from django.db import connections
+
+    settings_dict = connections["default"].settings_dict
+    broker_url = str(celery_app.conf.broker_url)
+    if settings_dict["ENGINE"] != "django.db.backends.postgresql" or not broker_url.startswith(
+        ("redis://", "rediss://")
+    ):
+        pytest.fail(
+            "live_worker needs PostgreSQL and Redis: run `make test`, or set DATABASE_URL "
+            "(postgresql://...) and CELERY_BROKER_URL (redis://...)",
+            pytrace=False,
+        )
+    environment = {
+        **os.environ,
+        "DATABASE_URL": _database_url(settings_dict),
+        "CELERY_BROKER_URL": broker_url,
+        "CELERY_RESULT_BACKEND": str(celery_app.conf.result_backend),
+        "CELERY_TASK_DEFAULT_QUEUE": CELERY_ISOLATION["task_default_queue"],
+        "CELERY_CONTROL_EXCHANGE": CELERY_ISOLATION["control_exchange"],
+        "PYTHONUNBUFFERED": "1",
+    }
+    worker = LiveWorker(
+        environment=environment, log_path=tmp_path_factory.mktemp("celery") / "worker.log"
+    )
+    try:
+        yield worker
+    finally:
+        worker.kill()
+        _forget_broker_keys(broker_url)
+
+
+def _forget_broker_keys(broker_url: str) -> None:
+    """Delete this run's queue, bindings and mailboxes from Redis."""
+    import redis
+
+    client = redis.Redis.from_url(broker_url)
+    try:
+        keys = list(client.scan_iter(match=f"*tapis-test-{RUN_ID}*", count=1000))
+        if keys:
+            client.delete(*keys)
+    except redis.RedisError:
+        pass
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> LiveWorker:
+    """A real Celery worker, running, for this test.
+
+    The worker is a ``celery -A config worker`` subprocess on the real Redis broker (this
+    session's own queue) and the real PostgreSQL test database, so tasks run exactly as in
+    production and what they write is visible to the test. One worker serves the whole
+    session: it is started on first use and restarted for the next test if a test stopped or
+    killed it; it is killed at the end of the session.
+
+    The test database is transactional (``transactional_db``): data committed by the test
+    is visible to the worker and the other way round.
+
+        def test_heartbeat(live_worker: LiveWorker) -> None:
+            result = worker_heartbeat.delay()
+            assert result.get(timeout=30)["beats"] == 1
+    """
+    return _live_worker_session.start()

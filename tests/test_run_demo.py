@@ -1,0 +1,145 @@
+"""``make run``'s supervisor (python -m config.run) and the demo admin account."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from pytest_django import Settings
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def fetch(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def process_groups() -> dict[int, int]:
+    """pid -> process group of every process on the machine."""
+    groups = {}
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        groups[int(stat_file.parent.name)] = int(fields[2])
+    return groups
+
+
+def children_of(pid: int) -> list[int]:
+    children = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat_file.parent.name))
+    return children
+
+
+@pytest.mark.slow
+def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: Path) -> None:
+    port = free_port()
+    environment = {
+        k: v for k, v in os.environ.items() if k not in django_settings.ENVIRONMENT_VARIABLES
+    }
+    environment.pop("DJANGO_SETTINGS_MODULE", None)
+    environment["TAPIS_VAR_DIR"] = str(tmp_path / "var")
+    log_path = tmp_path / "run.log"
+    with log_path.open("wb") as log:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "config.run", "--port", str(port)],
+            cwd=BASE_DIR,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        report: dict[str, object] = {}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert run.poll() is None, log_path.read_text()
+            try:
+                status, body = fetch(f"{base}/healthz")
+            except OSError:
+                time.sleep(0.5)
+                continue
+            report = json.loads(body)
+            if status == 200:
+                break
+            time.sleep(0.5)
+        assert report.get("status") == "ok", (report, log_path.read_text())
+
+        status, body = fetch(f"{base}/admin/login/")
+        assert status == 200
+        assert b"Django administration" in body or b"Log in" in body
+        password = (tmp_path / "var" / "demo_admin_password").read_text().strip()
+        assert f"password {password}" in log_path.read_text()
+
+        children = children_of(run.pid)
+        assert len(children) == 2, children
+        run.send_signal(signal.SIGINT)
+        assert run.wait(timeout=30) == 0, log_path.read_text()
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+
+    left = [pid for pid, group in process_groups().items() if group in children]
+    assert left == [], f"processes left running: {left}"
+    assert "Stopping Tapis" in log_path.read_text()
+
+
+@pytest.mark.django_db
+def test_demo_admin_is_made_once(settings: Settings, tmp_path: Path) -> None:
+    settings.VAR_DIR = tmp_path
+    first, second = io.StringIO(), io.StringIO()
+
+    call_command("demo_admin", stdout=first)
+    call_command("demo_admin", stdout=second)
+
+    password_file = tmp_path / "demo_admin_password"
+    password = password_file.read_text().strip()
+    assert f"password {password}" in first.getvalue()
+    assert password not in second.getvalue()
+    assert str(password_file) in second.getvalue()
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+    admin = get_user_model().objects.get(username="admin")
+    assert admin.is_superuser
+    assert admin.check_password(password)
+
+
+@pytest.mark.django_db
+def test_demo_admin_is_refused_in_production(settings: Settings) -> None:
+    settings.PRODUCTION = True
+
+    with pytest.raises(CommandError, match="createsuperuser"):
+        call_command("demo_admin")
