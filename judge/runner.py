@@ -137,7 +137,7 @@ class SeatResult:
     mean_time: float  # seconds, over those decisions
     p99_time: float
     bank_left: float
-    faults: int
+    faults: tuple[Fault, ...]
     replaced: bool
     replaced_by: str | None
     replaced_at: dict[str, int | None] | None  # {"deal": d, "decision": n} of the last fault
@@ -155,7 +155,7 @@ class SeatResult:
             "mean_time": round(self.mean_time, 6),
             "p99_time": round(self.p99_time, 6),
             "bank_left": round(self.bank_left, 3),
-            "faults": self.faults,
+            "faults": [f.as_json() for f in self.faults],
             "replaced": self.replaced,
             "replaced_by": self.replaced_by,
             "replaced_at": dict(self.replaced_at) if self.replaced_at is not None else None,
@@ -463,23 +463,23 @@ class _Table:
 
     def decide(
         self, state: _SeatState, deal: int, step: int, legal: list[Action], obs: dict[str, JSON]
-    ) -> tuple[Action | None, float]:
-        """Ask a seat for its action: (the action or None after a fault, seconds taken)."""
+    ) -> tuple[bool, Action, float]:
+        """Ask a seat for its action: (whether it answered, its action, seconds taken)."""
         driver = state.driver
         assert driver is not None
         limits = self.limits
-        own = state.replaced_by is None
         request_id = state.decisions + 1
+        action: Action = None
+        fault: ProtocolFault | None = None
         if isinstance(driver, ProcessSeat):
             bank = state.bank
             started = time.perf_counter()
             try:
-                action: Action | None = driver.ask(
+                action = driver.ask(
                     request_id, deal, obs, legal, bank, started + limits.decision + bank
                 )
-                detail = None
-            except ProtocolFault as fault:
-                action, detail, kind = None, fault.detail, fault.kind
+            except ProtocolFault as exc:
+                fault = exc
             elapsed = time.perf_counter() - started
             if elapsed > limits.decision:
                 state.bank = max(0.0, bank - (elapsed - limits.decision))
@@ -487,17 +487,25 @@ class _Table:
             started = time.perf_counter()
             try:
                 action = driver.ask(request_id, deal, obs, legal, 0.0, 0.0)
-                detail = None
-            except ProtocolFault as fault:
-                action, detail, kind = None, fault.detail, fault.kind
+            except ProtocolFault as exc:
+                fault = exc
             elapsed = time.perf_counter() - started
-        if own:
+        if state.replaced_by is None:
             state.times.append(elapsed)
-        if detail is not None:
-            self.fault(state, kind, deal, step, detail)
-            if own and (kind is FaultKind.CRASH or state.faults >= limits.max_faults):
-                self.replace(state, deal)
-        return action, elapsed
+        if fault is not None:
+            self.faulted(state, fault.kind, deal, step, fault.detail)
+            return False, None, elapsed
+        return True, action, elapsed
+
+    def faulted(
+        self, state: _SeatState, kind: FaultKind, deal: int, step: int, detail: str
+    ) -> None:
+        """Record a fault in play; replace the seat after a crash or too many faults."""
+        self.fault(state, kind, deal, step, detail)
+        if state.replaced_by is None and (
+            kind is FaultKind.CRASH or state.faults >= self.limits.max_faults
+        ):
+            self.replace(state, deal)
 
     def play(self) -> TableResult:
         began = time.perf_counter()
@@ -515,21 +523,19 @@ class _Table:
                 seat = state.current_player()
                 legal = state.legal_actions()
                 seat_state = seats[seat]
-                action, elapsed = self.decide(
+                answered, action, elapsed = self.decide(
                     seat_state, deal, step, legal, state.observation(seat)
                 )
-                if action is not None:
+                if answered:
                     try:
                         state.apply_action(action)
                     except Exception as exc:  # IllegalActionError, or junk the engine refuses
-                        self.fault(seat_state, FaultKind.ILLEGAL, deal, step, _illegal(action, exc))
-                        if seat_state.replaced_by is None and (
-                            seat_state.faults >= self.limits.max_faults
-                        ):
-                            self.replace(seat_state, deal)
-                        action = None
-                if action is None:
-                    state.apply_action(legal[0])  # the fallback: first legal action
+                        self.faulted(
+                            seat_state, FaultKind.ILLEGAL, deal, step, _illegal(action, exc)
+                        )
+                        answered = False
+                if not answered:
+                    state.apply_action(legal[0])  # the fallback: the first legal action
                 seat_state.decisions += 1
                 times.append(elapsed)
                 step += 1
@@ -605,7 +611,7 @@ class _Table:
                     mean_time=mean,
                     p99_time=p99,
                     bank_left=state.bank,
-                    faults=state.faults,
+                    faults=tuple(f for f in self.faults if f.seat == state.index),
                     replaced=state.replaced_by is not None,
                     replaced_by=state.replaced_by,
                     replaced_at=state.replaced_at if state.replaced_by is not None else None,
@@ -621,7 +627,7 @@ class _Table:
                     "seat": s.seat,
                     "bot": s.bot,
                     "name": s.name,
-                    "faults": s.faults,
+                    "faults": len(s.faults),
                     "replaced_by": s.replaced_by,
                     "replaced_at": dict(s.replaced_at) if s.replaced_at is not None else None,
                 }

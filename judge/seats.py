@@ -89,7 +89,7 @@ class BuiltinSeat:
 
     def __init__(self, bot: BuiltinBot) -> None:
         self.bot = bot
-        self.name: str | None = f"builtin:{bot.name}"
+        self.name: str | None = bot.name
 
     def hello(self, message: Mapping[str, JSON]) -> None:
         try:

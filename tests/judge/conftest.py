@@ -1,0 +1,99 @@
+"""Helpers for the judge's tests: scripted fake bots and small bot packages on disk."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import games
+from judge import BotSpec, Limits, TableResult, run_table
+
+FAKEBOTS = Path(__file__).resolve().parent / "fakebots"
+
+# The game the protocol tests play: Jeu du Roi (4 seats, 13 decisions per seat and deal).
+GAME = "roi"
+
+FIRST_LEGAL_BOT = """\
+from tapis_bot import Bot, run
+
+
+class First(Bot):
+    name = "first"
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(First())
+"""
+
+ScriptedBot = Callable[[Sequence[Sequence[Any]]], Path]
+
+
+def write_package(directory: Path, source: str, entry: str = "main.py") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / entry).write_text(textwrap.dedent(source))
+    (directory / "tapis.json").write_text(json.dumps({"entry": entry, "runtime": "python3"}))
+    return directory
+
+
+@pytest.fixture
+def scripted_bot(tmp_path: Path) -> ScriptedBot:
+    """Make a fake bot package that follows a script (see fakebots/scripted.py)."""
+    count = 0
+
+    def make(script: Sequence[Sequence[Any]]) -> Path:
+        nonlocal count
+        count += 1
+        directory = tmp_path / f"scripted{count}"
+        directory.mkdir()
+        shutil.copy(FAKEBOTS / "scripted.py", directory / "main.py")
+        (directory / "script.json").write_text(json.dumps(list(script)))
+        (directory / "tapis.json").write_text(json.dumps({"entry": "main.py"}))
+        return directory
+
+    return make
+
+
+@pytest.fixture
+def first_bot(tmp_path: Path) -> Path:
+    """A one-file SDK bot that plays the first legal action."""
+    path = tmp_path / "first.py"
+    path.write_text(FIRST_LEGAL_BOT)
+    return path
+
+
+def play(
+    bots: Sequence[BotSpec | str | Path],
+    *,
+    game: str = GAME,
+    seed: int = 1,
+    limits: Limits | None = None,
+    sandbox: str = "none",
+    deals: int | None = None,
+    fill: str = "builtin:lowest",
+) -> TableResult:
+    """A table of these bots (the other seats: ``fill``), checked for the invariants every
+    table must hold whatever its bots did."""
+    players = games.load(game).players
+    specs = [str(b) if isinstance(b, Path) else b for b in bots]
+    specs += [fill] * (players - len(specs))
+    result = run_table(
+        game=game,
+        bots=specs,
+        seed=seed,
+        limits=limits,
+        sandbox=sandbox,  # type: ignore[arg-type]
+        deals=deals,
+    )
+    verdict = games.verify(result.log)
+    assert verdict.ok, verdict
+    for entry in result.log["deals"]:  # type: ignore[union-attr]
+        assert len(entry["times"]) == len(entry["actions"])  # type: ignore[index, arg-type]
+    return result
