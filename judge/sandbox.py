@@ -28,6 +28,7 @@ between fork and exec in the judge (``preexec_fn`` is unsafe with threads).
 
 from __future__ import annotations
 
+import array
 import contextlib
 import errno
 import fcntl
@@ -44,6 +45,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 import types
@@ -102,9 +104,10 @@ UNSANDBOXED_WARNING = (
 )
 
 _TRUSTED_PATH = "/usr/bin:/bin:/usr/local/bin"  # where bwrap and prlimit are looked for
-_MIN_BWRAP = (0, 8, 0)  # --disable-userns, --ro-bind-fd, --size
+_MIN_BWRAP = (0, 8, 0)  # --disable-userns, --size
 _START_TIMEOUT = 10.0  # seconds for bubblewrap to build the sandbox
 _KILL_TIMEOUT = 5.0  # seconds for a killed tree to disappear
+_REAP_GRACE = 1.0  # seconds for bubblewrap to reap its killed init and exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,16 +285,16 @@ class BotProcess:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             tree_gone = _wait_readable(self._pidfd, _KILL_TIMEOUT)
-        if self._cgroup is not None:
-            self._cgroup.kill()
-        if self._popen.returncode is None:
-            # The process group: bubblewrap and its init (mode "bwrap"), the bot
-            # and the children that kept its group (mode "none").
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._popen.pid, signal.SIGKILL)
-        elif self.mode == "none":
-            # The leader is reaped, but children may hold the group; its id
-            # cannot be reused while they live.
+            if self._cgroup is not None:
+                self._cgroup.kill()
+            # bubblewrap reaps its init, then exits (else the init would stay a
+            # zombie of the sandbox uid until the host's init reaps it)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._popen.wait(_REAP_GRACE)
+        # The process group: bubblewrap (mode "bwrap"), the bot and the children
+        # that kept its group (mode "none"). Its id cannot have been reused while
+        # the leader is unreaped or, in mode "none", while a member lives.
+        if self._popen.returncode is None or self.mode == "none":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._popen.pid, signal.SIGKILL)
         try:
@@ -409,13 +412,13 @@ def _spawn_bwrap(
         uid = uid_slot.uid if uid_slot is not None else os.getuid()
         env = _bot_env(sdk_dir is not None)
         args = [*_prlimit_command(limits), bwrap, *_bwrap_options(env, limits)]
-        bot_fd = _open_dir_for(bot_dir, uid, "bot_dir")
-        child_fds.append(bot_fd)
-        args += ["--ro-bind-fd", str(bot_fd), BOT_ROOT]
+        if as_root:  # a fresh uid: only the "others" permission bits apply to it
+            _check_reachable(bot_dir, uid, "bot_dir")
+            if sdk_dir is not None:
+                _check_reachable(sdk_dir, uid, "sdk_dir")
+        args += ["--ro-bind", str(bot_dir), BOT_ROOT]
         if sdk_dir is not None:
-            sdk_fd = _open_dir_for(sdk_dir, uid, "sdk_dir")
-            child_fds.append(sdk_fd)
-            args += ["--ro-bind-fd", str(sdk_fd), SDK_ROOT]
+            args += ["--ro-bind", str(sdk_dir), SDK_ROOT]
         # bubblewrap's root tmpfs and /dev (whose shm/ is a tmpfs of no size
         # limit) must not become a place to write
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
@@ -462,6 +465,7 @@ def _spawn_bwrap(
             os.write(block_w, b"1")  # go: load the seccomp filter, exec the bot
         except (ProcessLookupError, BrokenPipeError) as exc:
             raise SandboxError(f"bubblewrap died while starting: {_stderr_of(popen)}") from exc
+        _wait_until_released(block_w, pidfd, popen)
         return BotProcess(
             popen,
             mode="bwrap",
@@ -579,23 +583,37 @@ def _check_bwrap_version(path: str) -> None:
         raise SandboxError(f"bubblewrap {match.group(0)} is too old: {wanted} or later needed")
 
 
-def _open_dir_for(path: Path, uid: int, what: str) -> int:
-    """An O_PATH descriptor on a directory that the sandbox uid can read.
+def _check_reachable(path: Path, uid: int, what: str) -> None:
+    """Raise SandboxError unless a uid with no groups of its own can read ``path``.
 
-    Binding a descriptor (``--ro-bind-fd``) rather than a path means that the
-    directories above it need not be open to the sandbox uid, and that the
-    host path does not appear on bubblewrap's command line.
+    bubblewrap resolves the bind sources as the sandbox uid: every directory
+    above the bot must be searchable by it, the bot directory readable too.
     """
-    fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-    st = os.fstat(fd)
-    readable = st.st_uid == uid and st.st_mode & 0o500 == 0o500
-    if not readable and st.st_mode & 0o005 != 0o005:
-        os.close(fd)
+    for directory in reversed(path.parents):
+        if not _permits(directory, uid, 0o1):
+            mode = directory.stat().st_mode & 0o7777
+            raise SandboxError(
+                f"{what} {str(path)!r} is not reachable by the sandbox uid {uid}: "
+                f"{str(directory)!r} (mode {mode:o}) is not searchable by others; keep bots "
+                "under directories with o+x (e.g. 711)"
+            )
+    if not _permits(path, uid, 0o5):
+        mode = path.stat().st_mode & 0o7777
         raise SandboxError(
-            f"{what} {str(path)!r} (mode {st.st_mode & 0o777:o}) is not readable by the "
-            f"sandbox uid {uid}: make it world-readable (directories 755, files 644)"
+            f"{what} {str(path)!r} (mode {mode:o}) is not readable by the sandbox uid {uid}: "
+            "make it world-readable (directories 755, files 644)"
         )
-    return fd
+
+
+def _permits(path: Path, uid: int, bits: int) -> bool:
+    st = path.stat()
+    if st.st_uid == uid:
+        shift = 6
+    elif st.st_gid == uid:  # the sandbox gid equals its uid
+        shift = 3
+    else:
+        shift = 0
+    return (st.st_mode >> shift) & bits == bits
 
 
 def _read_child_pid(info_r: int, popen: subprocess.Popen[bytes]) -> int:
@@ -623,6 +641,24 @@ def _read_child_pid(info_r: int, popen: subprocess.Popen[bytes]) -> int:
                 return pid
             break
     raise SandboxError(f"bubblewrap failed: {_stderr_of(popen)}")
+
+
+def _wait_until_released(block_w: int, pidfd: int, popen: subprocess.Popen[bytes]) -> None:
+    """Wait until the sandbox's init has read the release byte, i.e. finished its set-up.
+
+    A set-up failure (a mount that bubblewrap cannot make, say) is then a
+    SandboxError here rather than what would look like a crash of the bot.
+    """
+    pending = array.array("i", [1])
+    deadline = time.monotonic() + _START_TIMEOUT
+    while True:
+        fcntl.ioctl(block_w, termios.FIONREAD, pending)
+        if pending[0] == 0:
+            return
+        if _wait_readable(pidfd, 0.0005):  # the init died before reading it
+            raise SandboxError(f"bubblewrap could not set up the sandbox: {_stderr_of(popen)}")
+        if time.monotonic() > deadline:
+            raise SandboxError(f"bubblewrap did not set up the sandbox in {_START_TIMEOUT:.0f} s")
 
 
 def _stderr_of(popen: subprocess.Popen[bytes]) -> str:

@@ -17,6 +17,9 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
   ``reboot``, ``swapon``, clocks, ``syslog``, ``acct``, ``quotactl``, ...:
   refused to an unprivileged user anyway; denied here so that a kernel bug in a
   capability check is not enough;
+- ``shmget``/``shmat``/... and ``msgget``/``msgsnd``/...: System V shared memory
+  and message queues hold kernel memory that no rlimit counts (a detached
+  segment keeps its pages until the IPC namespace dies);
 - ``ioctl(TIOCSTI)``/``ioctl(TIOCLINUX)``: pushing keystrokes into a terminal;
 - ``socket`` for any family other than ``AF_UNIX``, ``AF_INET`` and ``AF_INET6``
   (``EAFNOSUPPORT``): ``AF_VSOCK`` in particular is not network-namespaced and
@@ -83,6 +86,16 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "migrate_pages",
     "move_pages",
     "set_mempolicy",
+    # System V shared memory and message queues: kernel memory outside
+    # RLIMIT_AS (a detached segment keeps its pages)
+    "shmget",
+    "shmat",
+    "shmdt",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
     # namespaces and mounts
     "unshare",
     "setns",
