@@ -24,7 +24,7 @@ import dataclasses
 import enum
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, cast
 
 from games.base import JSON, Action, Game, State, Trick
 from games.cards import (
@@ -65,6 +65,7 @@ PENALTY_CARDS: Final[CardSet] = HEART_CARDS | QS_BIT
 MOON_POINTS: Final = 26
 TD_BONUS_POINTS: Final = -10
 
+_BITS: Final[tuple[CardSet, ...]] = tuple(1 << c for c in range(DECK_SIZE))
 NAMES: Final[tuple[str, ...]] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
 
 
@@ -290,7 +291,9 @@ _MOON_NONE, _MOON_OTHERS, _MOON_SELF = 0, 1, 2
 class HeartsState(State):
     """One Hearts deal: a pass phase (when the deal's direction is not 'none'), then play.
 
-    Internally hands are bitmasks and cards ints; the named API converts at the edge.
+    Internally hands are bitmasks and cards ints; the named API converts at the edge. The
+    current trick's winner, its points and whether it broke hearts are worked out when the
+    trick is complete (breaking only matters from the next lead on).
     """
 
     __slots__ = (
@@ -304,11 +307,10 @@ class HeartsState(State):
         "_forbid",
         "_g",
         "_hands",
-        "_history",
-        "_led",
         "_legal",
         "_n",
         "_no_first_points",
+        "_ntricks",
         "_pass_offset",
         "_passes",
         "_pen",
@@ -319,12 +321,12 @@ class HeartsState(State):
         "_stock",
         "_stock_pos",
         "_taken",
+        "_td_bit",
+        "_tmask",
         "_trick",
         "_trick_leader",
         "_trick_no",
         "_tricks",
-        "_win_card",
-        "_win_seat",
         "deal_index",
         "game",
     )
@@ -356,20 +358,19 @@ class HeartsState(State):
             self._reserve = reserve
         self._stock_pos = 0
         self._draws: list[list[Card]] = [[] for _ in range(n)]
+        self._ntricks = game.tricks_per_deal
         self._forbid = game.forbid_mask
         self._play_breaks = game.play_breaks
         self._discard_breaks = game.discard_breaks
         self._no_first_points = game.no_first_points
+        self._td_bit = game.td_bit
         self._pass_offset = game.pass_offset(deal_index)
         self._passes: list[CardSet] = [-1] * n
-        self._history: list[tuple[int, str | tuple[str, ...]]] = []
         self._trick: list[Card] = []
+        self._tmask = 0
         self._trick_leader = 0
         self._trick_no = 0
-        self._tricks: list[tuple[int, tuple[Card, ...], int, int]] = []
-        self._led = -1
-        self._win_card = -1
-        self._win_seat = -1
+        self._tricks: list[tuple[int, list[Card], int, int]] = []
         self._broken = False
         self._taken = [0] * n
         self._pen = [0] * n
@@ -391,18 +392,22 @@ class HeartsState(State):
         return self._phase is _OVER
 
     def legal_actions(self) -> list[Action]:
-        phase = self._phase
-        if phase is _PLAY:
-            cards = self._legal
-            if cards < 0:
-                cards = self._legal_play()
+        if self._phase is _PLAY:
+            trick = self._trick
+            if trick:  # following suit is the common case: one suit, one table
+                led = trick[0] // 13
+                legal = self._hands[self._current] & SUIT_MASKS[led]
+                if legal:
+                    self._legal = legal
+                    return [*_NAME_TABLES[led][legal >> (13 * led)]]
+            legal = self._legal_play()
             return [
-                *_CLUB_NAMES[cards & 0x1FFF],
-                *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
-                *_HEART_NAMES[(cards >> 26) & 0x1FFF],
-                *_SPADE_NAMES[cards >> 39],
+                *_CLUB_NAMES[legal & 0x1FFF],
+                *_DIAMOND_NAMES[(legal >> 13) & 0x1FFF],
+                *_HEART_NAMES[(legal >> 26) & 0x1FFF],
+                *_SPADE_NAMES[legal >> 39],
             ]
-        if phase is _PASS:
+        if self._phase is _PASS:
             return self._legal_pass()
         return []
 
@@ -414,10 +419,20 @@ class HeartsState(State):
             legal = self._legal
             if legal < 0:
                 legal = self._legal_play()
-            if not (legal >> card) & 1:
+            bit = 1 << card
+            if not legal & bit:
                 raise IllegalActionError(self._why_illegal(card))
-            self._history.append((self._current, NAMES[card]))
-            self._play(card)
+            # The body of _play, inlined: this is the hot path of every simulation.
+            seat = self._current
+            self._hands[seat] ^= bit
+            self._tmask |= bit
+            self._legal = -1
+            trick = self._trick
+            trick.append(card)
+            if len(trick) < self._n:
+                self._current = (seat + 1) % self._n
+            else:
+                self._end_trick()
         elif self._phase is _PASS:
             self._apply_pass(action)
         else:
@@ -428,9 +443,14 @@ class HeartsState(State):
         return list(final) if final is not None else list(self._taken)
 
     def history(self) -> list[tuple[int, Action]]:
-        out: list[tuple[int, Action]] = []
-        for seat, action in self._history:
-            out.append((seat, list[JSON](action) if isinstance(action, tuple) else action))
+        n = self._n
+        out: list[tuple[int, Action]] = [
+            (seat, _json_names(cards)) for seat, cards in enumerate(self._passes) if cards >= 0
+        ]
+        for leader, cards, _, _ in self._tricks:
+            out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(cards))
+        leader = self._trick_leader
+        out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(self._trick))
         return out
 
     def clone(self) -> HeartsState:
@@ -446,20 +466,19 @@ class HeartsState(State):
         other._reserve = self._reserve
         other._stock_pos = self._stock_pos
         other._draws = [list(d) for d in self._draws]
+        other._ntricks = self._ntricks
         other._forbid = self._forbid
         other._play_breaks = self._play_breaks
         other._discard_breaks = self._discard_breaks
         other._no_first_points = self._no_first_points
+        other._td_bit = self._td_bit
         other._pass_offset = self._pass_offset
         other._passes = list(self._passes)
-        other._history = list(self._history)
         other._trick = list(self._trick)
+        other._tmask = self._tmask
         other._trick_leader = self._trick_leader
         other._trick_no = self._trick_no
-        other._tricks = list(self._tricks)
-        other._led = self._led
-        other._win_card = self._win_card
-        other._win_seat = self._win_seat
+        other._tricks = list(self._tricks)  # finished tricks are never changed
         other._broken = self._broken
         other._taken = list(self._taken)
         other._pen = list(self._pen)
@@ -496,30 +515,34 @@ class HeartsState(State):
         return out
 
     def observation(self, seat: int) -> dict[str, JSON]:
+        """What ``seat`` may know now, JSON-safe: its hand, its own pass and (once everyone
+        has passed) the cards it received, the current trick and every finished trick, points
+        taken so far per seat, hand sizes, whether hearts are broken, the seat to act, and
+        the reserve once won (reserve mode) or the cards it drew (stock mode)."""
         n = self._n
-        if not isinstance(seat, int) or not 0 <= seat < n:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n:
             raise ValueError(f"no seat {seat!r} at a {n}-player table")
         phase = self._phase
+        offset = self._pass_offset
+        passes = self._passes
         hand = self._hands[seat]
         passed: JSON = None
         received: JSON = None
-        offset = self._pass_offset
-        mine = self._passes[seat]
         if phase is _PASS:
-            if mine >= 0:
-                hand &= ~mine
-                passed = _json_names(mine)
-        elif offset:
-            passed = _json_names(self._passes[seat])
-            received = _json_names(self._passes[(seat - offset) % n])
-        sizes = [h.bit_count() for h in self._hands]
-        if phase is _PASS:
+            # Passed cards are set aside at once; received ones arrive when all have passed.
             sizes = [
                 h.bit_count() - (p.bit_count() if p >= 0 else 0)
-                for h, p in zip(self._hands, self._passes, strict=True)
+                for h, p in zip(self._hands, passes, strict=True)
             ]
+            if passes[seat] >= 0:
+                hand &= ~passes[seat]
+                passed = _json_names(passes[seat])
+        else:
+            sizes = [h.bit_count() for h in self._hands]
+            if offset:
+                passed = _json_names(passes[seat])
+                received = _json_names(passes[(seat - offset) % n])
         g = self._g
-        direction = g.rules.pass_direction(self.deal_index)
         obs: dict[str, JSON] = {
             "game": "hearts",
             "seat": seat,
@@ -529,11 +552,11 @@ class HeartsState(State):
             "to_act": self._current,
             "hand": _json_names(hand),
             "hand_sizes": list[JSON](sizes),
-            "pass_direction": direction,
+            "pass_direction": g.rules.pass_direction(self.deal_index),
             "pass_to": (seat + offset) % n if offset else None,
             "passed": passed,
             "received": received,
-            "passes_made": [s for s in range(n) if self._passes[s] >= 0] if offset else [],
+            "passes_made": [s for s in range(n) if passes[s] >= 0] if offset else [],
             "trick": {
                 "leader": self._trick_leader if phase is _PLAY else None,
                 "cards": [NAMES[c] for c in self._trick],
@@ -542,13 +565,12 @@ class HeartsState(State):
             "hearts_broken": self._broken,
             "points_taken": list[JSON](self._taken),
         }
-        if g.rules.leftover_count and not g.stock_mode:
-            won = bool(self._tricks)
-            obs["reserve_size"] = g.rules.leftover_count
-            obs["reserve"] = _json_names(self._reserve) if won else None
         if g.stock_mode:
             obs["stock_size"] = len(self._stock) - self._stock_pos
             obs["drawn"] = [NAMES[c] for c in self._draws[seat]]
+        elif g.rules.leftover_count:
+            obs["reserve_size"] = g.rules.leftover_count
+            obs["reserve"] = _json_names(self._reserve) if self._tricks else None
         if phase is _OVER:
             obs["points"] = list[JSON](self.points())
         return obs
@@ -560,25 +582,25 @@ class HeartsState(State):
         return self._phase
 
     def hand(self, seat: int) -> CardSet:
-        """The cards a seat holds now (a bitmask)."""
+        """The cards a seat holds now (a bitmask; in the pass phase, before the exchange)."""
         return self._hands[seat]
 
     def legal_mask(self) -> CardSet:
-        """The legal cards of the seat to play, as a bitmask (play phase; 0 otherwise)."""
+        """The legal cards of the seat to play, as a bitmask (0 outside the play phase)."""
         if self._phase is not _PLAY:
             return 0
         legal = self._legal
         return legal if legal >= 0 else self._legal_play()
 
     def apply_card(self, card: Card) -> None:
-        """Play a card id for the seat to play. Checked against :meth:`legal_mask` (cheap), but
-        recorded in :meth:`history` like any action: for bots and simulations that work in
-        card ids."""
+        """Play a card id for the seat to play: checked like :meth:`apply_action`, without
+        the names (for bots and simulations that work in card ids)."""
+        if self._phase is not _PLAY:
+            raise IllegalActionError("no card may be played now: not in the play phase")
+        if not isinstance(card, int) or not 0 <= card < DECK_SIZE:
+            raise IllegalActionError(f"not a card id: {card!r}")
         if not (self.legal_mask() >> card) & 1:
-            raise IllegalActionError(
-                self._why_illegal(card) if self._phase is _PLAY else "not in the play phase"
-            )
-        self._history.append((self._current, NAMES[card]))
+            raise IllegalActionError(self._why_illegal(card))
         self._play(card)
 
     def apply_pass_mask(self, cards: CardSet) -> None:
@@ -598,15 +620,15 @@ class HeartsState(State):
 
     def _legal_pass(self) -> list[Action]:
         names = names_of(self._hands[self._current])
-        count = self._g.rules.pass_count
-        return [list[JSON](combo) for combo in itertools.combinations(names, count)]
+        combos = itertools.combinations(names, self._g.rules.pass_count)
+        return cast("list[Action]", list(map(list, combos)))
 
     def _apply_pass(self, action: Action) -> None:
         count = self._g.rules.pass_count
         if not isinstance(action, list | tuple):
             raise IllegalActionError(
                 f"pass exactly {count} cards: send a list of {count} card names "
-                f"such as {['2C', 'QS', 'AH'][:count]!r}, not {action!r}"
+                f"such as {['2C', 'QS', 'AH', '7D', 'KS'][:count]!r}, not {action!r}"
             )
         if len(action) != count:
             raise IllegalActionError(f"pass exactly {count} cards, not {len(action)}")
@@ -623,12 +645,11 @@ class HeartsState(State):
                 raise IllegalActionError(f"you do not hold {NAMES[card]}")
             cards |= 1 << card
         self._passes[seat] = cards
-        self._history.append((seat, tuple(names_of(cards))))
         if seat + 1 < self._n:
             self._current = seat + 1
             return
-        n, offset, passes = self._n, self._pass_offset, self._passes
-        self._hands = [(self._hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
+        n, offset, passes, hands = self._n, self._pass_offset, self._passes, self._hands
+        self._hands = [(hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
         self._start_play()
 
     def _start_play(self) -> None:
@@ -644,7 +665,7 @@ class HeartsState(State):
             leader = next(s for s, hand in enumerate(hands) if hand & low)
             self._first_lead = low
         else:
-            leader = (self.deal_index % self._n + 1) % self._n
+            leader = (self._g.dealer(self.deal_index) + 1) % self._n
             hand = hands[leader]
             self._first_lead = (hand & ~PENALTY_CARDS or hand) if self._no_first_points else hand
         self._current = leader
@@ -653,8 +674,9 @@ class HeartsState(State):
 
     def _legal_play(self) -> CardSet:
         hand = self._hands[self._current]
-        if self._trick:
-            legal = hand & SUIT_MASKS[self._led]
+        trick = self._trick
+        if trick:
+            legal = hand & SUIT_MASKS[trick[0] // 13]
             if not legal:
                 legal = hand
                 if self._trick_no == 0 and self._no_first_points:
@@ -669,71 +691,62 @@ class HeartsState(State):
         return legal
 
     def _play(self, card: Card) -> None:
+        """Play a legal card for the seat to play (apply_action inlines this)."""
+        bit = 1 << card
         seat = self._current
-        self._hands[seat] ^= 1 << card
+        self._hands[seat] ^= bit
+        self._tmask |= bit
         self._legal = -1
         trick = self._trick
         trick.append(card)
-        suit = card // 13
-        if len(trick) == 1:
-            self._led = suit
-            self._win_card = card
-            self._win_seat = seat
-            if not self._broken and (self._play_breaks >> card) & 1:
-                self._broken = True
+        if len(trick) < self._n:
+            self._current = (seat + 1) % self._n
         else:
-            if suit == self._led:
-                if card > self._win_card:
-                    self._win_card = card
-                    self._win_seat = seat
-            elif not self._broken and (self._discard_breaks >> card) & 1:
-                self._broken = True
-            if not self._broken and (self._play_breaks >> card) & 1:
-                self._broken = True
-            if len(trick) == self._n:
-                self._end_trick()
-                return
-        self._current = seat + 1 if seat + 1 < self._n else 0
+            self._end_trick()
 
     def _end_trick(self) -> None:
         trick = self._trick
-        winner = self._win_seat
-        cards = 0
-        for card in trick:
-            cards |= 1 << card
-        if self._trick_no == 0:
-            cards |= self._reserve
+        cards = self._tmask
+        led = SUIT_MASKS[trick[0] // 13]
+        leader = self._trick_leader
+        winner = (leader + trick.index((cards & led).bit_length() - 1)) % self._n
+        if not self._broken and (cards & self._play_breaks or cards & ~led & self._discard_breaks):
+            self._broken = True
         pen = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
+        points = pen + TD_BONUS_POINTS if cards & self._td_bit else pen
+        self._tricks.append((leader, trick, winner, points))
+        trick_no = self._trick_no
+        if trick_no == 0 and self._reserve:
+            reserve = self._reserve
+            extra = (reserve & HEART_CARDS).bit_count() + (13 if reserve & QS_BIT else 0)
+            pen += extra
+            points += extra + TD_BONUS_POINTS if reserve & self._td_bit else extra
         self._pen[winner] += pen
-        td = TD_BONUS_POINTS if (cards & TD_BIT and self._g.rules.td_bonus) else 0
-        self._taken[winner] += pen + td
-        trick_cards = tuple(trick)
-        if self._trick_no == 0 and self._reserve:
-            cards ^= self._reserve
-            pen = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
-            td = TD_BONUS_POINTS if (cards & TD_BIT and self._g.rules.td_bonus) else 0
-        self._tricks.append((self._trick_leader, trick_cards, winner, pen + td))
-        trick.clear()
-        self._trick_no += 1
-        self._led = -1
-        stock = self._stock
-        if self._stock_pos < len(stock):
-            pos = self._stock_pos
-            loser = 1 - winner
-            self._hands[winner] |= 1 << stock[pos]
-            self._draws[winner].append(stock[pos])
-            self._hands[loser] |= 1 << stock[pos + 1]
-            self._draws[loser].append(stock[pos + 1])
-            self._stock_pos = pos + 2
-        if not self._hands[winner]:
+        self._taken[winner] += points
+        self._trick = []
+        self._tmask = 0
+        self._trick_no = trick_no = trick_no + 1
+        if self._stock_pos < len(self._stock):
+            self._draw(winner)
+        if trick_no == self._ntricks:
             self._finish()
-            return
-        self._current = winner
-        self._trick_leader = winner
+        else:
+            self._current = self._trick_leader = winner
+
+    def _draw(self, winner: int) -> None:
+        """After a trick, while the stock lasts, each player draws one card, winner first."""
+        stock, pos, n = self._stock, self._stock_pos, self._n
+        for k in range(n):
+            seat = (winner + k) % n
+            card = stock[pos + k]
+            self._hands[seat] |= 1 << card
+            self._draws[seat].append(card)
+        self._stock_pos = pos + n
 
     def _finish(self) -> None:
         self._phase = _OVER
         self._current = -1
+        self._legal = 0
         final = list(self._taken)
         mode = self._g.moon_mode
         if mode != _MOON_NONE:
@@ -761,8 +774,9 @@ class HeartsState(State):
         hand = self._hands[self._current]
         if not (hand >> card) & 1:
             return f"you do not hold {name}"
-        if self._trick:
-            led = self._led
+        trick = self._trick
+        if trick:
+            led = trick[0] // 13
             if hand & SUIT_MASKS[led]:
                 return f"you must follow {SUIT_NAMES[led]}"
             return (
@@ -851,6 +865,10 @@ class HeartsGame(Game[HeartsRules]):
             HEART_CARDS | SPADE_CARDS if rules.hearts_broken_by == "heart-or-spade-discarded" else 0
         )
         self.no_first_points = rules.first_trick_points == "forbidden"
+        self.td_bit = TD_BIT if rules.td_bonus else 0
+        self.tricks_per_deal = (
+            DECK_SIZE - (0 if self.stock_mode else rules.leftover_count)
+        ) // self.n
         self.moon_mode = {"none": _MOON_NONE, "others-plus-26": _MOON_OTHERS}.get(
             rules.moon, _MOON_SELF
         )
@@ -863,6 +881,11 @@ class HeartsGame(Game[HeartsRules]):
     @property
     def players(self) -> int:
         return self.n
+
+    def dealer(self, deal_index: int) -> int:
+        """The dealer of a deal: seat ``deal_index % players`` (the deal passes to the left).
+        It only matters in two-player Hearts, when no hand holds a club."""
+        return deal_index % self.n
 
     def pass_offset(self, deal_index: int) -> int:
         """Seat offset of the receiver of each pass in that deal (0: no pass)."""
@@ -879,10 +902,8 @@ class HeartsGame(Game[HeartsRules]):
         deck = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
         n = self.n
         dealt = self.rules.hand_size * n
-        hands = [0] * n
-        for i in range(dealt):
-            hands[i % n] |= 1 << deck[i]
-        return hands, deck[dealt:]
+        bit = _BITS.__getitem__
+        return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
 
     def new_deal(
         self,
