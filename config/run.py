@@ -98,6 +98,20 @@ class Supervisor:
         for child in self.children.values():
             _signal_group(child.pid, signal.SIGKILL)
             child.wait()
+        # ...and gone before we return.
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and any(
+            _group_exists(child.pid) for child in self.children.values()
+        ):
+            time.sleep(0.05)
+
+
+def _group_exists(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _signal_group(pgid: int, signum: int) -> None:
