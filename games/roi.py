@@ -277,9 +277,7 @@ def _card_of_action(action: Action) -> Card:
             return parse_card(action)
         except ValueError as exc:
             raise IllegalActionError(str(exc)) from None
-    raise IllegalActionError(
-        f"an action is a card name such as 'QS', not {type(action).__name__} {action!r}"
-    )
+    raise IllegalActionError(f"play one card: a card name such as 'QS' or 'TD', not {action!r}")
 
 
 class RoiState(State):
@@ -309,7 +307,7 @@ class RoiState(State):
         dealer: int,
         hands: Sequence[CardSet],
     ) -> None:
-        self.game: RoiGame = game  # type: ignore[assignment]
+        self.game: RoiGame = game
         self.deal_index = deal_index
         self._seed = seed
         self._dealer = dealer
@@ -391,17 +389,21 @@ class RoiState(State):
         if led < 0:
             self._led = card // 13
         elif card // 13 != led and hand & SUIT_MASKS[led]:
-            raise IllegalActionError(
-                f"you must follow {SUIT_NAMES[led]}: play one of "
-                + ", ".join(_SUIT_NAMES[led][(hand >> (13 * led)) & 0x1FFF])
-            )
+            raise IllegalActionError(f"you must follow {SUIT_NAMES[led]}")
         self._hands[player] = hand ^ bit
         trick = self._trick
         trick.append(card)
         if len(trick) < PLAYERS:
             self._player = (player + 1) & 3
-            return
-        self._finish_trick(trick)
+        else:
+            self._finish_trick(trick)
+
+    def apply_card(self, card: Card) -> None:
+        """Play card id ``card`` (0..51) for the seat to act: apply_action for the int form of
+        an action (see :meth:`legal_mask`), checked the same way."""
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < DECK_SIZE:
+            raise IllegalActionError(f"a card id is an integer from 0 to 51, not {card!r}")
+        self.apply_action(_CARD_NAMES[card])
 
     def _finish_trick(self, trick: list[Card]) -> None:
         leader = self._leader
@@ -449,34 +451,40 @@ class RoiState(State):
         return plays
 
     def observation(self, seat: int) -> dict[str, JSON]:
-        """What ``seat`` knows: the contract (and trump), the dealer, its own hand, the trick
-        in progress, the finished tricks and the points so far; never another seat's hand."""
-        if not 0 <= seat < PLAYERS:
-            raise GameError(f"no seat {seat!r}: roi seats are 0 to {PLAYERS - 1}")
+        """What ``seat`` may know now, JSON-safe: the contract (and the trump suit in trump
+        deals), the dealer, its own hand, every hand's size, the trick in progress, every
+        finished trick with its points, the points and tricks taken so far per seat, the seat
+        to act; and the deal's points once it is over. Never another seat's cards."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS:
+            raise ValueError(f"no seat {seat!r} at a {PLAYERS}-player table")
         contract = self._contract
         trump = contract.trump_name
         player = self._player
-        return {
+        obs: dict[str, JSON] = {
             "game": "roi",
-            "deal_index": self.deal_index,
             "seat": seat,
             "players": PLAYERS,
+            "deal_index": self.deal_index,
+            "phase": "play" if player >= 0 else "over",
+            "to_act": player,
             "dealer": self._dealer,
             "contract": contract.name,
             "contract_number": self.deal_index % DEALS_PER_GAME + 1,
             "trump": trump,
             "trump_suit": None if trump is None else SUIT_NAMES[contract.trump],
             "hand": list[JSON](_hand_names(self._hands[seat])),
-            "to_act": player,
-            "legal": self.legal_actions() if seat == player else [],
+            "hand_sizes": [hand.bit_count() for hand in self._hands],
             "trick": {
-                "leader": self._leader,
+                "leader": self._leader if player >= 0 else None,
                 "cards": [_CARD_NAMES[c] for c in self._trick],
             },
             "tricks": [t.as_json() for t in self.tricks()],
             "tricks_taken": list[JSON](self.tricks_taken()),
-            "points": list[JSON](self._points),
+            "points_taken": list[JSON](self._points),
         }
+        if player < 0:
+            obs["points"] = list[JSON](self._points)
+        return obs
 
     def deal_record(self) -> dict[str, JSON]:
         return {
@@ -594,18 +602,23 @@ class RoiGame(Game[RoiRules]):
     ) -> RoiState:
         """A deal from (seed, deal_index): the dealer from :meth:`dealer_of`, the shuffled deck
         dealt one card at a time clockwise from the dealer's left. Or from explicit ``hands``
-        (13 names per seat; the dealer is then ``dealer`` if given, else from the seed, else
-        ``deal_index`` mod 4), recorded without a seed."""
+        (13 names per seat) and ``dealer`` (default: ``deal_index`` mod 4), recorded with a
+        null seed."""
         if isinstance(deal_index, bool) or not isinstance(deal_index, int) or deal_index < 0:
             raise GameError(f"a deal index is a non-negative integer, not {deal_index!r}")
-        if dealer is None:
-            dealer = self.dealer_of(deal_index, seed)
-        elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < 4:
-            raise GameError(f"the dealer is a seat from 0 to {PLAYERS - 1}, not {dealer!r}")
         if hands is not None:
+            if seed is not None:
+                raise GameError("give a seed or explicit hands, not both")
+            if dealer is None:
+                dealer = deal_index % PLAYERS
+            elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < 4:
+                raise GameError(f"the dealer is a seat from 0 to {PLAYERS - 1}, not {dealer!r}")
             return RoiState(self, deal_index, seed=None, dealer=dealer, hands=_parse_hands(hands))
         if seed is None:
             raise GameError("a deal needs a seed or explicit hands")
+        if dealer is not None:
+            raise GameError("a seeded deal's dealer comes from the seed: give hands with a dealer")
+        dealer = self.dealer_of(deal_index, seed)
         order = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
         # Deck position k goes to seat dealer + 1 + k (mod 4): one card at a time, clockwise
         # from the dealer's left. The cards are distinct, so a sum of their bits is their set.

@@ -523,14 +523,23 @@ def test_observation_names_contract_and_trump(roi: RoiGame) -> None:
     assert obs["seat"] == 1
     assert obs["hand"] == sorted(script_hands()[1][1:], key=parse_card)
     assert obs["to_act"] == 1
-    assert obs["legal"] == ["8C", "JC", "KC"]
+    assert obs["phase"] == "play"
+    assert obs["hand_sizes"] == [11, 12, 12, 12]
     assert obs["trick"] == {"leader": 0, "cards": ["5C"]}
     assert obs["tricks"] == [
         {"leader": 0, "cards": ["AC", "2C", "3C", "4C"], "winner": 0, "points": 4}
     ]
-    assert obs["points"] == [4, 0, 0, 0]  # a trick, no trump in it
+    assert obs["points_taken"] == [4, 0, 0, 0]  # a trick, no trump in it
     assert obs["tricks_taken"] == [1, 0, 0, 0]
-    assert state.observation(2)["legal"] == []
+    assert "points" not in obs  # the deal's points once it is over
+    for _, cards in SCRIPT[1:]:
+        play(state, *cards[1:] if cards[0] == "5C" else cards)
+    over = state.observation(1)
+    assert over["phase"] == "over"
+    assert over["to_act"] == -1
+    assert over["trick"] == {"leader": None, "cards": []}
+    assert over["points"] == over["points_taken"] == SCRIPT_POINTS["trump-hearts"]
+    assert over["hand"] == []
     plain = roi.new_deal(2, hands=script_hands(), dealer=3).observation(0)
     assert plain["contract"] == "no-kings-or-jacks"
     assert plain["trump"] is None
@@ -598,8 +607,11 @@ def test_explicit_hands_are_checked(roi: RoiGame) -> None:
         roi.new_deal(0, hands=hands, dealer=4)
     with pytest.raises(GameError):
         roi.new_deal(0)  # neither a seed nor hands
-    assert roi.new_deal(5, hands=hands).dealer == 1  # no seed, no dealer: deal index mod 4
-    assert roi.new_deal(5, seed=8, hands=hands).dealer == (first_dealer(8) + 5) % 4
+    with pytest.raises(GameError, match="not both"):
+        roi.new_deal(0, seed=8, hands=hands)
+    with pytest.raises(GameError, match="comes from the seed"):
+        roi.new_deal(0, seed=8, dealer=2)
+    assert roi.new_deal(5, hands=hands).dealer == 1  # no dealer given: deal index mod 4
 
 
 def test_verify_explicit_deal_log(roi: RoiGame) -> None:
