@@ -644,30 +644,23 @@ class HeartsState(State):
             if not (hand >> card) & 1:
                 raise IllegalActionError(f"you do not hold {NAMES[card]}")
             cards |= 1 << card
+        self._pass_cards(cards)
+
+    def _pass_cards(self, cards: CardSet) -> None:
+        """Record the (checked) pass of the seat to act; after the last one, exchange."""
+        seat = self._current
         self._passes[seat] = cards
         if seat + 1 < self._n:
             self._current = seat + 1
             return
-        n, offset, passes, hands = self._n, self._pass_offset, self._passes, self._hands
-        self._hands = [(hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
+        self._hands = exchange(self._hands, self._passes, self._pass_offset)
         self._start_play()
 
     def _start_play(self) -> None:
         """Begin the play phase: the holder of the lowest club in hand leads it; if no hand
         holds a club (two-player), the player left of the dealer leads any card."""
         self._phase = _PLAY
-        hands = self._hands
-        clubs = 0
-        for hand in hands:
-            clubs |= hand & CLUB_CARDS
-        if clubs:
-            low = clubs & -clubs
-            leader = next(s for s, hand in enumerate(hands) if hand & low)
-            self._first_lead = low
-        else:
-            leader = (self._g.dealer(self.deal_index) + 1) % self._n
-            hand = hands[leader]
-            self._first_lead = (hand & ~PENALTY_CARDS or hand) if self._no_first_points else hand
+        leader, self._first_lead = first_lead(self._g, self._hands, self.deal_index)
         self._current = leader
         self._trick_leader = leader
         self._legal = -1
@@ -747,18 +740,7 @@ class HeartsState(State):
         self._phase = _OVER
         self._current = -1
         self._legal = 0
-        final = list(self._taken)
-        mode = self._g.moon_mode
-        if mode != _MOON_NONE:
-            for shooter, pen in enumerate(self._pen):
-                if pen == MOON_POINTS:
-                    if mode == _MOON_OTHERS:
-                        for seat in range(self._n):
-                            final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
-                    else:
-                        final[shooter] -= 2 * MOON_POINTS
-                    break
-        self._final = final
+        self._final = final_points(self._g, self._taken, self._pen)
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -792,6 +774,50 @@ class HeartsState(State):
                 f"other than hearts and QS"
             )
         return f"hearts are not broken: you may not lead {name}"
+
+
+def exchange(hands: Sequence[CardSet], passes: Sequence[CardSet], offset: int) -> list[CardSet]:
+    """The hands after every seat ``s`` passed ``passes[s]`` to seat ``s + offset``.
+
+    >>> exchange([0b0011, 0b1100], [0b0001, 0b0100], 1)
+    [6, 9]
+    """
+    n = len(hands)
+    return [(hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
+
+
+def first_lead(game: HeartsGame, hands: Sequence[CardSet], deal_index: int) -> tuple[int, CardSet]:
+    """Who leads the first trick and what it may lead: the holder of the lowest club in hand
+    leads that club; if no hand holds a club (two-player), the player left of the dealer
+    leads any card (but no heart or QS while it holds another card when points are
+    forbidden on the first trick).
+    """
+    clubs = 0
+    for hand in hands:
+        clubs |= hand & CLUB_CARDS
+    if clubs:
+        low = clubs & -clubs
+        return next(s for s, hand in enumerate(hands) if hand & low), low
+    leader = (game.dealer(deal_index) + 1) % game.n
+    hand = hands[leader]
+    return leader, (hand & ~PENALTY_CARDS or hand) if game.no_first_points else hand
+
+
+def final_points(game: HeartsGame, taken: Sequence[int], penalties: Sequence[int]) -> list[int]:
+    """A deal's points from the points each seat took (``taken``: hearts, QS and any TD
+    bonus) and its hearts-and-QS points alone (``penalties``), after the moon rule."""
+    final = list(taken)
+    mode = game.moon_mode
+    if mode != _MOON_NONE:
+        for shooter, pen in enumerate(penalties):
+            if pen == MOON_POINTS:
+                if mode == _MOON_OTHERS:
+                    for seat in range(len(final)):
+                        final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
+                else:
+                    final[shooter] -= 2 * MOON_POINTS
+                break
+    return final
 
 
 def _parse_name(item: object) -> Card:
