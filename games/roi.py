@@ -123,28 +123,32 @@ class RoiRules:
         "deals) at 0, as the source text does.",
     )
     trick_penalty: int = option(
-        2, minimum=0, doc="no-tricks: penalty for each trick taken (the deal totals -13x)."
+        2, minimum=0, doc="no-tricks: points lost for each trick taken (2: -26 per deal in all)."
     )
     heart_penalty: int = option(
-        2, minimum=0, doc="no-hearts: penalty for each heart taken (the deal totals -13x)."
+        2, minimum=0, doc="no-hearts: points lost for each heart taken (2: -26 per deal in all)."
     )
     king_jack_penalty: int = option(
         6,
         minimum=0,
-        doc="no-kings-or-jacks: penalty for each king or jack taken (the deal totals -8x).",
+        doc="no-kings-or-jacks: points lost for each king or jack taken (6: -48 per deal in all).",
     )
     queen_penalty: int = option(
-        10, minimum=0, doc="no-queens: penalty for each queen taken (the deal totals -4x)."
+        10, minimum=0, doc="no-queens: points lost for each queen taken (10: -40 per deal in all)."
     )
     king_of_hearts_penalty: int = option(
-        40, minimum=0, doc="no-king-of-hearts: penalty for taking KH."
+        40, minimum=0, doc="no-king-of-hearts: points lost for taking KH."
     )
     last_trick_penalty: int = option(
-        20, minimum=0, doc="no-last-trick: penalty for taking the 13th trick."
+        20, minimum=0, doc="no-last-trick: points lost for taking the 13th (last) trick."
     )
-    trump_trick_points: int = option(4, minimum=0, doc="Trump deals: points for each trick taken.")
+    trump_trick_points: int = option(
+        4, minimum=0, doc="Trump deals: points won for each trick taken (4: 52 per deal in all)."
+    )
     trump_card_points: int = option(
-        1, minimum=0, doc="Trump deals: points for each trump card in the tricks taken."
+        1,
+        minimum=0,
+        doc="Trump deals: points won for each trump card in the tricks taken (1: 13 per deal).",
     )
 
     def __post_init__(self) -> None:

@@ -805,8 +805,34 @@ def test_observation_holds_only_own_hand(roi: RoiGame) -> None:
             assert f'"{name}"' not in text
 
 
-def test_suit_masks_are_what_roi_uses() -> None:
-    # The engine's follow rule is the shared one (games.tricks.follow_mask).
-    state = games.load("roi").new_deal(0, hands=BY_SUIT, dealer=3)
-    assert isinstance(state, RoiState)
-    assert state.legal_mask() == SUIT_MASKS[0]
+def test_int_fast_path_matches_named_api() -> None:
+    game = games.load("roi")
+    for seed in range(50):
+        named = game.new_deal(seed % 10, seed=seed)
+        fast = game.new_deal(seed % 10, seed=seed)
+        assert isinstance(named, RoiState)
+        assert isinstance(fast, RoiState)
+        rng = random.Random(seed)
+        while not named.is_terminal():
+            mask = fast.legal_mask()
+            assert [card_name(c) for c in range(52) if mask >> c & 1] == named.legal_actions()
+            name = rng.choice(named.legal_actions())
+            named.apply_action(name)
+            fast.apply_card(parse_card(name))  # type: ignore[arg-type]
+        assert fast.is_terminal()
+        assert fast.legal_mask() == 0
+        assert fast.history() == named.history()
+        assert fast.points() == named.points()
+
+
+def test_int_fast_path_is_checked(roi: RoiGame) -> None:
+    state = roi.new_deal(0, hands=BY_SUIT, dealer=3)
+    assert state.legal_mask() == SUIT_MASKS[0]  # the shared follow rule: leading, any card
+    for bad in (52, -1, True, "2C"):
+        with pytest.raises(IllegalActionError):
+            state.apply_card(bad)  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError, match="you do not hold 2D"):
+        state.apply_card(parse_card("2D"))
+    state.apply_card(parse_card("2C"))
+    assert state.legal_mask() == SUIT_MASKS[1]  # void in clubs: any card
+    assert state.history() == [(0, "2C")]
