@@ -255,6 +255,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": timedelta(minutes=1),
         "options": {"expires": 60},
     },
+    # Re-queue tables whose worker died (expired lease) and lost table messages.
+    "tournaments-sweep": {
+        "task": "tournaments.tasks.sweep_tables",
+        "schedule": timedelta(seconds=30),
+        "options": {"expires": 30},
+    },
 }
 
 # ---------------------------------------------------------------------------------------------
