@@ -15,9 +15,10 @@ How a sandbox starts (``mode="bwrap"``):
 2. ``prlimit`` (util-linux) is started as that uid, in a process group of its
    own, with a minimal environment: it sets the rlimits and executes
    ``bwrap``, which builds the namespaces and the file system, reports the
-   host pid of the sandbox's init on ``--info-fd``, then waits on
-   ``--block-fd`` before running anything of the bot;
-3. the judge opens a pidfd on that init and, when the host offers a usable
+   host pid of its child (the future bot, pid 1 of the new pid namespace) on
+   ``--info-fd``, then waits on ``--block-fd`` before running anything of
+   the bot;
+3. the judge opens a pidfd on that child and, when the host offers a usable
    cgroup v2, moves it into a fresh cgroup with ``memory.max`` and
    ``pids.max``; then releases the block pipe;
 4. bubblewrap loads the seccomp filter and executes the bot.
@@ -107,7 +108,7 @@ _TRUSTED_PATH = "/usr/bin:/bin:/usr/local/bin"  # where bwrap and prlimit are lo
 _MIN_BWRAP = (0, 8, 0)  # --disable-userns, --size
 _START_TIMEOUT = 10.0  # seconds for bubblewrap to build the sandbox
 _KILL_TIMEOUT = 5.0  # seconds for a killed tree to disappear
-_REAP_GRACE = 1.0  # seconds for bubblewrap to reap its killed init and exit
+_REAP_GRACE = 1.0  # seconds for bubblewrap to reap the killed bot and exit
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ class SandboxLimits:
 
     ``cpu_seconds``, ``memory_bytes``, ``max_file_size`` and ``max_open_files``
     are per process (rlimits); ``max_processes`` counts every process and thread
-    of the sandbox, bubblewrap's init included. With a usable cgroup v2,
+    of the sandbox's uid, bubblewrap's own monitor process included. With a usable cgroup v2,
     ``memory_bytes`` and ``max_processes`` also bound the whole tree.
     """
 
@@ -208,7 +209,7 @@ class BotProcess:
     stderr: BinaryIO
     mode: SandboxMode
     uid: int
-    sandbox_pid: int | None  # host pid of the sandbox's init (bwrap), None in mode "none"
+    sandbox_pid: int | None  # host pid of the bot, pid 1 of its namespace (None in mode "none")
 
     def __init__(
         self,
@@ -280,15 +281,15 @@ class BotProcess:
     def _kill_tree(self) -> bool:
         tree_gone = True
         if self._pidfd is not None:
-            # Killing the init of the pid namespace makes the kernel kill every
+            # Killing pid 1 of the namespace (the bot) makes the kernel kill every
             # process in it; the pidfd becomes readable once they are all gone.
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
             tree_gone = _wait_readable(self._pidfd, _KILL_TIMEOUT)
             if self._cgroup is not None:
                 self._cgroup.kill()
-            # bubblewrap reaps its init, then exits (else the init would stay a
-            # zombie of the sandbox uid until the host's init reaps it)
+            # bubblewrap reaps the bot and exits by itself; killing it first would
+            # leave the bot a zombie for the host's init to reap
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._popen.wait(_REAP_GRACE)
         # The process group: bubblewrap (mode "bwrap"), the bot and the children
@@ -399,6 +400,10 @@ def _bot_env(sdk: bool) -> dict[str, str]:
 def _spawn_bwrap(
     argv: list[str], *, bot_dir: Path, sdk_dir: Path | None, limits: SandboxLimits, cwd: str
 ) -> BotProcess:
+    # The bot is pid 1 of its pid namespace (--as-pid-1): orphans of the bot are reparented to
+    # it, and when it dies the kernel kills everything else in the namespace. Without it,
+    # bubblewrap's own init would be pid 1, and bubblewrap leaves it unreaped when it exits: a
+    # zombie for the host's init, which a container's init may never reap.
     bwrap = _bwrap_path()
     as_root = os.geteuid() == 0
     child_fds: list[int] = []  # handed to bubblewrap, closed here once it has them
@@ -444,7 +449,7 @@ def _spawn_bwrap(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=env,  # bubblewrap's init is visible inside, as /proc/1
+                env=env,  # nothing of the judge's environment, not even in bubblewrap
                 cwd="/",
                 close_fds=True,
                 pass_fds=child_fds,
@@ -524,6 +529,7 @@ def _bwrap_options(env: Mapping[str, str], limits: SandboxLimits) -> list[str]:
         "--unshare-user",  # fail rather than silently run without
         "--unshare-cgroup",
         "--disable-userns",  # no nested user namespaces
+        "--as-pid-1",  # see _spawn_bwrap
         "--die-with-parent",
         "--new-session",  # no TIOCSTI on the judge's terminal
         "--hostname",
@@ -617,7 +623,7 @@ def _permits(path: Path, uid: int, bits: int) -> bool:
 
 
 def _read_child_pid(info_r: int, popen: subprocess.Popen[bytes]) -> int:
-    """Read ``{"child-pid": N}`` that bubblewrap writes once its init is cloned."""
+    """Read ``{"child-pid": N}`` that bubblewrap writes once its child is cloned."""
     data = b""
     deadline = time.monotonic() + _START_TIMEOUT
     while True:
@@ -644,7 +650,7 @@ def _read_child_pid(info_r: int, popen: subprocess.Popen[bytes]) -> int:
 
 
 def _wait_until_released(block_w: int, pidfd: int, popen: subprocess.Popen[bytes]) -> None:
-    """Wait until the sandbox's init has read the release byte, i.e. finished its set-up.
+    """Wait until bubblewrap's child has read the release byte, i.e. finished its set-up.
 
     A set-up failure (a mount that bubblewrap cannot make, say) is then a
     SandboxError here rather than what would look like a crash of the bot.
@@ -655,7 +661,7 @@ def _wait_until_released(block_w: int, pidfd: int, popen: subprocess.Popen[bytes
         fcntl.ioctl(block_w, termios.FIONREAD, pending)
         if pending[0] == 0:
             return
-        if _wait_readable(pidfd, 0.0005):  # the init died before reading it
+        if _wait_readable(pidfd, 0.0005):  # the child died before reading it
             raise SandboxError(f"bubblewrap could not set up the sandbox: {_stderr_of(popen)}")
         if time.monotonic() > deadline:
             raise SandboxError(f"bubblewrap did not set up the sandbox in {_START_TIMEOUT:.0f} s")
