@@ -7,8 +7,8 @@ Run from the repository root::
 
 For each game, two set-ups (same deal seeds for every bot under test, seats rotated):
 
-- ``vs random``: the bot under test in one seat, ``random`` in all the others; the figure is
-  the tested bot's mean points per deal;
+- ``vs random`` and ``vs lowest``: the bot under test in one seat, that bot in all the others;
+  the figure is the tested bot's mean points per deal;
 - ``mixed``: one table holding heuristic, random and lowest (the rest random), seats rotated
   table by table; the figure is each bot type's mean points per deal at those tables.
 
@@ -105,9 +105,12 @@ def main() -> int:
         preset = args.preset or cls.default_preset
         print(f"{game} ({preset}): mean points per deal, {better} is better")
         started = time.perf_counter()
-        for tested in bots:
-            mean, err = vs_field(game, args.preset, tested, "random", args.deals)
-            print(f"  vs random  {tested:10} {mean:8.3f}  (+/- {err:.3f}, {args.deals} deals)")
+        for field in ("random", "lowest"):
+            for tested in bots:
+                mean, err = vs_field(game, args.preset, tested, field, args.deals)
+                print(
+                    f"  vs {field:7} {tested:10} {mean:8.3f}  (+/- {err:.3f}, {args.deals} deals)"
+                )
         together = mixed(game, args.preset, bots, args.deals)
         line = "  ".join(f"{n} {v:.3f}" for n, v in together.items())
         print(f"  mixed      {line}  ({args.deals} deals)")
