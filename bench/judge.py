@@ -1,0 +1,288 @@
+"""Benchmarks of the judge: what the sandbox costs, and how fast a sandboxed table plays.
+
+Run from the repository root::
+
+    .venv/bin/python bench/judge.py            # all three
+    .venv/bin/python bench/judge.py --quick    # fewer repetitions
+
+It prints figures; it asserts nothing (see DESIGN.md: benchmarks live in bench/).
+
+1. Decision round trip: the judge writes one ``act``-sized JSON line to a trivial bot that
+   answers one line, and waits for the answer; the same bot on a bare pipe
+   (``python3 -S`` started by ``subprocess``) against under the sandbox (``spawn_bot``).
+   Measured with the judge and the bot free to run on any core, then with both pinned to one
+   core (the cost of a wake-up across cores dominates a round trip). Goal: sandbox within 10%.
+   "bare+setsid" is the bare bot in a session of its own, as ``bwrap --new-session`` puts the
+   sandboxed bot: with the scheduler's autogroups on (``kernel.sched_autogroup_enabled``), a
+   session is a scheduling group, and a wake-up across groups costs more than the sandbox.
+2. Start-up: from starting the process to reading the bot's first line, for a bare
+   ``python3 -S`` and under the sandbox; plus what ``kill()`` takes. Goal: within +10 ms.
+3. A whisthub Hearts table of 4 sandboxed trivial bots (the SDK's first-legal bot) through
+   ``judge.run_table``: deals per second. Goal: at least 150.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from judge.sandbox import BotProcess, sandbox_status, spawn_bot  # noqa: E402
+
+PYTHON = "/usr/bin/python3"
+
+ECHO_BOT = """\
+import sys
+out = sys.stdout.buffer
+out.write(b'{"type": "ready"}\\n')
+out.flush()
+for line in sys.stdin.buffer:
+    out.write(b'{"id": 1, "action": "2C"}\\n')
+    out.flush()
+"""
+
+TABLE_BOT = """\
+from tapis_bot import Bot, run
+
+
+class First(Bot):
+    name = "first"
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(First())
+"""
+
+# About the size of a Hearts ``act`` request.
+REQUEST = (
+    json.dumps(
+        {
+            "type": "act",
+            "id": 17,
+            "deal": 3,
+            "observation": {
+                "seat": 2,
+                "hand": ["2C", "7C", "QC", "3D", "9D", "KD", "5H", "JH", "AH", "4S", "TS", "KS"],
+                "trick": [{"seat": 0, "card": "8C"}, {"seat": 1, "card": "AC"}],
+                "points": [0, 0, 0, 0],
+                "hearts_broken": False,
+            },
+            "legal": ["2C", "7C", "QC"],
+            "bank": 19.87,
+        }
+    ).encode()
+    + b"\n"
+)
+
+
+class Pipe:
+    """A started bot: its pipes, and how to stop it."""
+
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO, stop: Callable[[], None]) -> None:
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stop = stop
+        self.pending = b""
+
+    def read_line(self) -> bytes:
+        while b"\n" not in self.pending:
+            chunk = os.read(self.stdout.fileno(), 65536)
+            if not chunk:
+                raise RuntimeError("the bot closed its stdout")
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line
+
+
+def start_bare(bot_dir: Path, *, new_session: bool = False) -> Pipe:
+    popen = subprocess.Popen(
+        [PYTHON, "-S", str(bot_dir / "main.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=0,
+        cwd=bot_dir,
+        start_new_session=new_session,
+    )
+    assert popen.stdin is not None
+    assert popen.stdout is not None
+
+    def stop() -> None:
+        popen.kill()
+        popen.wait()
+        popen.stdin.close()  # type: ignore[union-attr]
+        popen.stdout.close()  # type: ignore[union-attr]
+
+    return Pipe(popen.stdin, popen.stdout, stop)  # type: ignore[arg-type]
+
+
+def start_sandboxed(bot_dir: Path) -> Pipe:
+    process: BotProcess = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot_dir)
+    return Pipe(process.stdin, process.stdout, process.kill)
+
+
+@contextmanager
+def bot_directory(source: str) -> Iterator[Path]:
+    root = Path(tempfile.mkdtemp(prefix="tapis-bench-"))
+    try:
+        root.chmod(0o755)
+        (root / "main.py").write_text(source)
+        (root / "main.py").chmod(0o644)
+        yield root
+    finally:
+        shutil.rmtree(root)
+
+
+@contextmanager
+def pinned(cpus: set[int] | None) -> Iterator[None]:
+    """Run the judge (and the bots it starts, which inherit it) on ``cpus``."""
+    before = os.sched_getaffinity(0)
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def round_trips(pipe: Pipe, count: int) -> float:
+    """Mean seconds per round trip over ``count`` round trips."""
+    write = pipe.stdin.write
+    started = time.perf_counter()
+    for _ in range(count):
+        write(REQUEST)
+        pipe.read_line()
+    return (time.perf_counter() - started) / count
+
+
+def bench_round_trip(bot_dir: Path, count: int, batches: int, cpus: set[int] | None) -> None:
+    starters: dict[str, Callable[[Path], Pipe]] = {
+        "bare": start_bare,
+        "bare+setsid": lambda path: start_bare(path, new_session=True),
+        "sandbox": start_sandboxed,
+    }
+    results: dict[str, list[float]] = {name: [] for name in starters}
+    with pinned(cpus):
+        pipes = {name: start(bot_dir) for name, start in starters.items()}
+        try:
+            for pipe in pipes.values():
+                pipe.read_line()  # ready
+                round_trips(pipe, count // 10)  # warm up
+            for _ in range(batches):  # interleaved, so that drift hits all alike
+                for name, pipe in pipes.items():
+                    results[name].append(round_trips(pipe, count))
+        finally:
+            for pipe in pipes.values():
+                pipe.stop()
+    median = {name: statistics.median(times) for name, times in results.items()}
+    where = "one core" if cpus is not None else "any core"
+    figures = "   ".join(f"{name} {value * 1e6:6.2f} us" for name, value in median.items())
+    print(f"  {where:9} {figures}   sandbox/bare {median['sandbox'] / median['bare']:5.3f}", end="")
+    print(f"   sandbox/(bare+setsid) {median['sandbox'] / median['bare+setsid']:5.3f}")
+
+
+def bench_startup(bot_dir: Path, count: int) -> None:
+    times: dict[str, list[float]] = {"bare": [], "sandbox": [], "spawn": [], "kill": []}
+    for _ in range(count):
+        started = time.perf_counter()
+        pipe = start_bare(bot_dir)
+        pipe.read_line()
+        times["bare"].append(time.perf_counter() - started)
+        pipe.stop()
+
+        started = time.perf_counter()
+        process = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot_dir)
+        spawned = time.perf_counter()
+        pipe = Pipe(process.stdin, process.stdout, process.kill)
+        pipe.read_line()
+        ready = time.perf_counter()
+        process.kill()
+        times["sandbox"].append(ready - started)
+        times["spawn"].append(spawned - started)
+        times["kill"].append(time.perf_counter() - ready)
+    bare = statistics.median(times["bare"])
+    boxed = statistics.median(times["sandbox"])
+    print(f"  bare python3 -S   {bare * 1e3:6.2f} ms  (start to first line, median of {count})")
+    print(f"  sandboxed         {boxed * 1e3:6.2f} ms  (+{(boxed - bare) * 1e3:.2f} ms)")
+    print(f"    spawn_bot()     {statistics.median(times['spawn']) * 1e3:6.2f} ms  (returns)")
+    print(f"    kill()          {statistics.median(times['kill']) * 1e3:6.2f} ms")
+
+
+def bench_table(bot_dir: Path, deals: int) -> None:
+    try:
+        from judge import run_table
+    except ImportError as exc:
+        print(f"  skipped: judge.run_table is not available ({exc})")
+        return
+    (bot_dir / "main.py").write_text(TABLE_BOT)
+    bot = str(bot_dir / "main.py")
+    started = time.perf_counter()
+    result = run_table(
+        game="hearts", preset="whisthub", bots=[bot] * 4, deals=deals, seed=1, sandbox="bwrap"
+    )
+    elapsed = time.perf_counter() - started
+    faults = len(result.faults)
+    played = len(result.deal_points)
+    print(
+        f"  {played} deals in {elapsed:.2f} s: {played / elapsed:6.1f} deals/s "
+        f"(start and stop of 4 sandboxes included; {faults} faults)"
+    )
+    decisions = sum(seat.decisions for seat in result.seats)
+    print(f"  {decisions} decisions, {elapsed / decisions * 1e6:.1f} us per decision overall")
+
+
+def _autogroup() -> str:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
+    except OSError:
+        return "n/a"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--deals", type=int, default=None, help="deals of the table (part 3)")
+    parser.add_argument("--skip-table", action="store_true")
+    args = parser.parse_args()
+    status = sandbox_status()
+    if status.problems:
+        print("sandbox unavailable:", "; ".join(status.problems))
+        return 1
+    print(
+        f"sandbox: {status.bwrap}, seccomp {status.seccomp_instructions} BPF instructions, "
+        f"uids {status.uid_range or 'of the judge'}, cgroup v2: {status.cgroup_parent or 'none'}"
+    )
+    python = sys.version.split()[0]
+    print(f"host: {os.cpu_count()} cores, judge on Python {python}, ", end="")
+    print(f"load {os.getloadavg()[0]:.2f}, kernel.sched_autogroup_enabled {_autogroup()}")
+    count = 2000 if args.quick else 10000
+    batches = 3 if args.quick else 5
+    with bot_directory(ECHO_BOT) as bot_dir:
+        print("(1) decision round trip to a trivial bot")
+        bench_round_trip(bot_dir, count, batches, None)
+        bench_round_trip(bot_dir, count, batches, {min(os.sched_getaffinity(0))})
+        print("(2) start-up")
+        bench_startup(bot_dir, 10 if args.quick else 40)
+    if not args.skip_table:
+        with bot_directory(TABLE_BOT) as bot_dir:
+            print("(3) whisthub Hearts table, 4 sandboxed first-legal bots (SDK)")
+            bench_table(bot_dir, args.deals or (100 if args.quick else 400))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
