@@ -415,6 +415,20 @@ def test_wrong_claim_shows_the_card_returns_it_and_gives_a_penalty_card() -> Non
     assert state.current_player() == 2  # the round of claims goes on
 
 
+def test_a_received_card_fills_the_lowest_empty_slot_unseen_by_all() -> None:
+    hands = [FILLER[0], ["2D", "3D", "7D", "5D"], FILLER[2]]
+    state = deal(hands, ["9S", "7S", "KS", "8S"])
+    act(state, 0, "draw", "discard")
+    act(state, 1, "claim:2")  # right: slot 2 is now empty
+    act(state, 2, "pass")
+    act(state, 0, "pass")
+    act(state, 1, "claim:0")  # wrong: 2D is shown, the penalty card goes into slot 2
+    assert state.slots(1) == [cid("2D"), cid("3D"), cid("KS"), cid("5D")]
+    for seat in range(3):
+        assert view(state, seat, 1) == [card_json(cid("2D")), "?", "?", "?"]
+    assert state.public_history()[-1]["penalty_slot"] == 2
+
+
 def test_a_player_who_missed_cannot_claim_again_until_the_next_card() -> None:
     hands = [FILLER[0], FILLER[1], ["2H", "3H", "7H", "5H"], FILLER[3]]
     state = deal(hands, ["9S", "7S"])
