@@ -1,10 +1,709 @@
-from django.contrib import admin
+"""The admin of the tournaments app: every model browsable, searchable and filterable; played
+tables and deals read-only; tournament actions (open, start, cancel, re-run failed tables,
+audit) call the services."""
 
-from tournaments.models import WorkerHeartbeat
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from tournaments import selectors, services
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Deal,
+    Decision,
+    Entry,
+    Fault,
+    Rating,
+    RatingHistory,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+    Trick,
+    WorkerHeartbeat,
+)
+
+
+def pretty_json(value: object) -> SafeString:
+    return format_html(
+        '<pre style="white-space: pre-wrap; max-height: 40em; overflow: auto">{}</pre>',
+        json.dumps(value, indent=2, ensure_ascii=False),
+    )
+
+
+def admin_link(obj: Any, text: str | None = None) -> SafeString:
+    if obj is None:
+        return format_html("{}", "-")
+    meta = obj._meta
+    url = reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])
+    return format_html('<a href="{}">{}</a>', url, text or str(obj))
+
+
+def _run_action(
+    modeladmin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    service: Callable[[Any], object],
+    verb: str,
+) -> None:
+    done = 0
+    for obj in queryset:
+        try:
+            service(obj)
+            done += 1
+        except ApplicationError as exc:
+            modeladmin.message_user(request, f"{obj}: {exc}", messages.ERROR)
+    if done:
+        modeladmin.message_user(request, f"{verb}: {done}", messages.SUCCESS)
+
+
+_BOT_VERSION_INLINE_FIELDS = (
+    "number",
+    "status",
+    "builtin",
+    "filename",
+    "size",
+    "short_sha",
+    "created_at",
+)
+
+
+class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Rows that record what was played: never added, changed or deleted by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(WorkerHeartbeat)
-class WorkerHeartbeatAdmin(admin.ModelAdmin):
+class WorkerHeartbeatAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ["hostname", "last_seen", "beats"]
     readonly_fields = ["hostname", "last_seen", "beats"]
     ordering = ["hostname"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------------------------
+
+
+class BotVersionInline(ReadOnlyInline):
+    model = BotVersion
+    fields = _BOT_VERSION_INLINE_FIELDS
+    readonly_fields = _BOT_VERSION_INLINE_FIELDS
+    ordering = ["-number"]
+
+    @admin.display(description="SHA-256")
+    def short_sha(self, obj: BotVersion) -> str:
+        return obj.sha256[:12]
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["name", "game", "owner", "version_count", "created_at"]
+    list_filter = ["game"]
+    search_fields = ["name", "owner__username", "description"]
+    autocomplete_fields = ["owner"]
+    inlines = [BotVersionInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:
+        return super().get_queryset(request).annotate(version_total=Count("versions"))
+
+    @admin.display(description="versions", ordering="version_total")
+    def version_count(self, obj: Bot) -> int:
+        return getattr(obj, "version_total", 0)
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["label", "status", "builtin", "filename", "size", "short_sha", "created_at"]
+    list_filter = ["status", "bot__game"]
+    search_fields = ["bot__name", "bot__owner__username", "sha256", "filename"]
+    list_select_related = ["bot"]
+    readonly_fields = [
+        "bot",
+        "number",
+        "builtin",
+        "filename",
+        "size",
+        "sha256",
+        "status",
+        "created_at",
+        "validated_at",
+        "validation_report",
+    ]
+    exclude = ["report"]
+    actions = ["revalidate"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # versions are uploaded through the API
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
+        return super().get_queryset(request).defer("content")
+
+    @admin.display(description="SHA-256")
+    def short_sha(self, obj: BotVersion) -> str:
+        return obj.sha256[:12]
+
+    @admin.display(description="validation report")
+    def validation_report(self, obj: BotVersion) -> SafeString:
+        return pretty_json(obj.report)
+
+    @admin.action(description="Validate again (rejected versions)")
+    def revalidate(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        _run_action(
+            self,
+            request,
+            queryset,
+            lambda v: services.bot_version_revalidate(version=v),
+            "Queued for validation",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+# ---------------------------------------------------------------------------------------------
+
+
+_ENTRY_INLINE_FIELDS = (
+    "version",
+    "user",
+    "withdrawn",
+    "disqualified",
+    "final_rank",
+    "final_points",
+)
+
+
+class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Entry
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = _ENTRY_INLINE_FIELDS
+    readonly_fields = _ENTRY_INLINE_FIELDS
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+_ROUND_INLINE_FIELDS = (
+    "number",
+    "status",
+    "started_at",
+    "finished_at",
+    "tables_done",
+)
+
+
+class RoundInline(ReadOnlyInline):
+    model = Round
+    fields = _ROUND_INLINE_FIELDS
+    readonly_fields = _ROUND_INLINE_FIELDS
+
+    @admin.display(description="tables done")
+    def tables_done(self, obj: Round) -> str:
+        tables = list(obj.tables.values_list("status", flat=True))
+        return f"{sum(s == Table.Status.DONE for s in tables)}/{len(tables)}"
+
+
+_TABLE_INLINE_FIELDS = (
+    "round",
+    "number",
+    "status",
+    "attempts",
+    "claimed_by",
+    "finished_at",
+    "players",
+)
+
+
+class TableInline(ReadOnlyInline):
+    model = Table
+    fk_name = "tournament"
+    fields = _TABLE_INLINE_FIELDS
+    readonly_fields = _TABLE_INLINE_FIELDS
+    ordering = ["round__number", "number"]
+
+    @admin.display(description="seats")
+    def players(self, obj: Table) -> str:
+        return ", ".join(
+            selectors.seat_label(seat=seat) for seat in selectors.table_seats(table=obj)
+        )
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = [
+        "name",
+        "game",
+        "preset",
+        "status",
+        "progress",
+        "entry_count",
+        "seating",
+        "duplicate",
+        "created_at",
+    ]
+    list_filter = ["status", "game", "seating", "duplicate"]
+    search_fields = ["name", "organiser__username"]
+    date_hierarchy = "created_at"
+    autocomplete_fields = ["organiser"]
+    inlines = [EntryInline, RoundInline, TableInline]
+    actions = [
+        "open_tournaments",
+        "start_tournaments",
+        "cancel_tournaments",
+        "rerun_failed",
+        "audit",
+    ]
+    readonly_fields = [
+        "status",
+        "current_round",
+        "commitment",
+        "revealed_seed",
+        "progress",
+        "standings",
+        "started_at",
+        "finished_at",
+        "seed_revealed_at",
+    ]
+    fieldsets = [
+        (None, {"fields": ["name", "organiser", "status", "progress"]}),
+        (
+            "Rules",
+            {"fields": ["game", "preset", "options", "table_size", "rounds", "deals_per_table"]},
+        ),
+        ("Format", {"fields": ["seating", "duplicate", "place_points", "house_bot"]}),
+        (
+            "Time and faults",
+            {"fields": ["decision_seconds", "bank_seconds", "startup_seconds", "max_faults"]},
+        ),
+        (
+            "Registration",
+            {
+                "fields": [
+                    "allow_multiple_entries",
+                    "registration_opens_at",
+                    "registration_closes_at",
+                ]
+            },
+        ),
+        ("Fair dealing", {"fields": ["commitment", "revealed_seed", "seed_revealed_at"]}),
+        ("Results", {"fields": ["current_round", "started_at", "finished_at", "standings"]}),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
+        return super().get_queryset(request).annotate(entry_total=Count("entries"))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by tournament_create (checks the rules), through the API or demo
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.status != Tournament.Status.DRAFT:
+            # Once open, the rules are fixed: entries were made against them.
+            fields += [
+                f.name for f in Tournament._meta.fields if f.name not in fields and f.editable
+            ]
+        else:
+            # Rules are checked by the service when the tournament is made; keep them fixed.
+            fields += ["game", "preset", "options", "table_size", "deals_per_table"]
+        return fields
+
+    @admin.display(description="entries", ordering="entry_total")
+    def entry_count(self, obj: Tournament) -> int:
+        return getattr(obj, "entry_total", 0)
+
+    @admin.display(description="progress")
+    def progress(self, obj: Tournament) -> str:
+        if obj.status in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+            return "-"
+        progress = selectors.tournament_progress(tournament=obj)
+        failed = f", {progress.tables_failed} failed" if progress.tables_failed else ""
+        return f"{progress}{failed}"
+
+    @admin.display(description="seed (revealed at the end)")
+    def revealed_seed(self, obj: Tournament) -> str:
+        seed = obj.revealed_seed
+        return str(seed) if seed is not None else "secret until the tournament finishes"
+
+    @admin.display(description="standings")
+    def standings(self, obj: Tournament) -> SafeString:
+        if obj.pk is None or obj.status in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+            return format_html("{}", "-")
+        rows = selectors.standings_for_tournament(tournament=obj)
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    row.rank if row.rank is not None else "-",
+                    row.entry.version.label,
+                    row.entry.user.get_username(),
+                    f"{float(row.points):g}",
+                    f"{float(row.relative_score):+g}",
+                    " ".join(str(p) for p in row.places),
+                    "withdrawn"
+                    if row.entry.withdrawn
+                    else ("disqualified" if row.entry.disqualified else ""),
+                )
+                for row in rows
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>rank</th><th>bot</th><th>owner</th><th>points</th>"
+            "<th>vs table average</th><th>places</th><th></th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            body,
+        )
+
+    @admin.action(description="Open registration")
+    def open_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        _run_action(
+            self, request, queryset, lambda t: services.tournament_open(tournament=t), "Opened"
+        )
+
+    @admin.action(description="Start (seat round 1 and queue its tables)")
+    def start_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        _run_action(
+            self, request, queryset, lambda t: services.tournament_start(tournament=t), "Started"
+        )
+
+    @admin.action(description="Cancel")
+    def cancel_tournaments(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        _run_action(
+            self, request, queryset, lambda t: services.tournament_cancel(tournament=t), "Cancelled"
+        )
+
+    @admin.action(description="Re-run failed tables")
+    def rerun_failed(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        tables = Table.objects.filter(tournament__in=queryset, status=Table.Status.FAILED)
+        _run_action(
+            self, request, tables, lambda t: services.table_rerun(table=t), "Tables queued again"
+        )
+
+    @admin.action(description="Audit (re-play every deal)")
+    def audit(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> None:
+        for tournament in queryset:
+            report = services.tournament_audit(tournament=tournament)
+            if report.ok:
+                self.message_user(
+                    request,
+                    f"{tournament}: {report.deals} deals of {report.tables} tables replayed, "
+                    "all legal and scored right",
+                    messages.SUCCESS,
+                )
+            else:
+                shown = "; ".join(report.problems[:5])
+                self.message_user(request, f"{tournament}: {shown}", messages.ERROR)
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = [
+        "__str__",
+        "user",
+        "withdrawn",
+        "disqualified",
+        "final_rank",
+        "final_points",
+        "created_at",
+    ]
+    list_filter = ["withdrawn", "disqualified", "tournament__status", "tournament__game"]
+    search_fields = ["tournament__name", "version__bot__name", "user__username"]
+    list_select_related = ["tournament", "version__bot", "user"]
+    readonly_fields = [
+        "tournament",
+        "version",
+        "user",
+        "withdrawn",
+        "disqualified",
+        "flag_reason",
+        "flagged_at",
+        "final_rank",
+        "final_points",
+        "created_at",
+    ]
+    actions = ["withdraw", "disqualify"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Withdraw (a house bot plays the remaining seats)")
+    def withdraw(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
+        _run_action(
+            self,
+            request,
+            queryset,
+            lambda e: services.entry_withdraw(entry=e, reason="withdrawn by an administrator"),
+            "Withdrawn",
+        )
+
+    @admin.action(description="Disqualify (a house bot plays the remaining seats)")
+    def disqualify(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
+        _run_action(
+            self,
+            request,
+            queryset,
+            lambda e: services.entry_disqualify(entry=e, reason="disqualified by an administrator"),
+            "Disqualified",
+        )
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "status", "started_at", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["tournament__name"]
+    list_select_related = ["tournament"]
+
+    class RoundTableInline(TableInline):
+        fk_name = "round"
+
+    inlines = [RoundTableInline]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables, seats, deals
+# ---------------------------------------------------------------------------------------------
+
+
+_SEAT_INLINE_FIELDS = (
+    "position",
+    "entry",
+    "house_bot",
+    "substitute",
+    "score",
+    "place",
+    "points",
+    "faults",
+    "replaced",
+    "decisions",
+    "mean_time",
+)
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = _SEAT_INLINE_FIELDS
+    readonly_fields = _SEAT_INLINE_FIELDS
+    show_change_link = False
+
+
+_DEAL_INLINE_FIELDS = (
+    "index",
+    "seed",
+    "points",
+    "decisions",
+    "faults",
+)
+
+
+class DealInline(ReadOnlyInline):
+    model = Deal
+    fields = _DEAL_INLINE_FIELDS
+    readonly_fields = _DEAL_INLINE_FIELDS
+
+
+_FAULT_INLINE_FIELDS = (
+    "seat",
+    "entry",
+    "kind",
+    "deal_index",
+    "decision",
+    "step",
+    "detail",
+)
+
+
+class FaultInline(ReadOnlyInline):
+    model = Fault
+    fields = _FAULT_INLINE_FIELDS
+    readonly_fields = _FAULT_INLINE_FIELDS
+    show_change_link = False
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = [
+        "__str__",
+        "status",
+        "attempts",
+        "claimed_by",
+        "lease_expires_at",
+        "started_at",
+        "finished_at",
+    ]
+    list_filter = ["status", "tournament__game", "tournament__status"]
+    search_fields = ["tournament__name", "claimed_by"]
+    list_select_related = ["tournament", "round"]
+    inlines = [SeatInline, DealInline, FaultInline]
+    actions = ["rerun"]
+    readonly_fields = [
+        "tournament",
+        "round",
+        "number",
+        "deal_seed",
+        "status",
+        "claimed_by",
+        "claim_token",
+        "lease_expires_at",
+        "attempts",
+        "queued_at",
+        "started_at",
+        "finished_at",
+        "result_summary",
+        "error",
+    ]
+    exclude = ["result"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="result")
+    def result_summary(self, obj: Table) -> SafeString:
+        return pretty_json(obj.result)
+
+    @admin.action(description="Re-run (failed tables)")
+    def rerun(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
+        _run_action(
+            self, request, queryset, lambda t: services.table_rerun(table=t), "Queued again"
+        )
+
+
+_TRICK_INLINE_FIELDS = (
+    "number",
+    "leader",
+    "cards",
+    "winner",
+    "points",
+)
+
+
+class TrickInline(ReadOnlyInline):
+    model = Trick
+    fields = _TRICK_INLINE_FIELDS
+    readonly_fields = _TRICK_INLINE_FIELDS
+    show_change_link = False
+
+
+_DECISION_INLINE_FIELDS = (
+    "step",
+    "seat",
+    "action",
+    "seconds",
+    "fault",
+)
+
+
+class DecisionInline(ReadOnlyInline):
+    model = Decision
+    fields = _DECISION_INLINE_FIELDS
+    readonly_fields = _DECISION_INLINE_FIELDS
+    show_change_link = False
+
+
+@admin.register(Deal)
+class DealAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "points", "decisions", "faults"]
+    list_filter = ["table__tournament__game"]
+    search_fields = ["table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round"]
+    inlines = [TrickInline, DecisionInline]
+    readonly_fields = ["table_link", "index", "seed", "record", "passes", "points", "log_json"]
+    exclude = ["table", "log"]
+
+    @admin.display(description="table")
+    def table_link(self, obj: Deal) -> SafeString:
+        return admin_link(obj.table)
+
+    @admin.display(description="log")
+    def log_json(self, obj: Deal) -> SafeString:
+        return pretty_json(obj.log)
+
+
+@admin.register(Fault)
+class FaultAdmin(ReadOnlyAdmin):
+    list_display = ["kind", "seat", "entry", "table", "deal_index", "step", "detail"]
+    list_filter = ["kind", "table__tournament__game"]
+    search_fields = ["detail", "entry__version__bot__name", "table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "entry", "house_bot", "score", "place", "points", "faults"]
+    list_filter = ["replaced", "substitute"]
+    search_fields = ["entry__version__bot__name", "table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
+    exclude = ["log"]
+    readonly_fields = ["bot_log"]
+
+    @admin.display(description="bot log (stderr)")
+    def bot_log(self, obj: Seat) -> SafeString:
+        return format_html("<pre>{}</pre>", obj.log or "(empty)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Ratings
+# ---------------------------------------------------------------------------------------------
+
+
+_RATING_HISTORY_INLINE_FIELDS = (
+    "tournament",
+    "table",
+    "place",
+    "mu",
+    "sigma",
+    "ordinal",
+    "created_at",
+)
+
+
+class RatingHistoryInline(ReadOnlyInline):
+    model = RatingHistory
+    fields = _RATING_HISTORY_INLINE_FIELDS
+    readonly_fields = _RATING_HISTORY_INLINE_FIELDS
+    show_change_link = False
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ["bot", "family", "ordinal", "mu", "sigma", "tables", "updated_at"]
+    list_filter = ["family"]
+    search_fields = ["bot__name", "bot__owner__username"]
+    list_select_related = ["bot"]
+    inlines = [RatingHistoryInline]

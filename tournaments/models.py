@@ -1,8 +1,15 @@
-"""Models of the tournaments app."""
+"""Models of the tournaments app: bots and their versions, tournaments, entries, rounds,
+tables, seats, every deal with its tricks and decisions, faults, and ratings.
+
+Models hold data and small read-only helpers; every write goes through ``services.py`` and every
+non-trivial read through ``selectors.py``.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class WorkerHeartbeat(models.Model):
@@ -21,3 +28,415 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} (last seen {self.last_seen:%Y-%m-%d %H:%M:%S %Z})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------------------------
+
+
+class Bot(models.Model):
+    """A bot of a user, for one game. Its code lives in immutable versions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
+    name = models.CharField(max_length=64)
+    game = models.CharField(max_length=32, db_index=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="bot_unique_name_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+class BotVersion(models.Model):
+    """One upload of a bot's code, or a built-in bot. Never changed once created (only its
+    validation status and report move on).
+
+    The upload is kept in the database, not on a local disk, so that workers on any machine can
+    run it; ``sha256`` identifies it and lets workers cache it.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        VALIDATING = "validating", "validating"
+        READY = "ready", "ready"
+        REJECTED = "rejected", "rejected"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    content = models.BinaryField(
+        blank=True, editable=False, help_text="The uploaded file (a .py or a .zip), as uploaded."
+    )
+    filename = models.CharField(max_length=200, blank=True)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size = models.PositiveIntegerField(default=0)
+    builtin = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="A built-in bot (random, lowest, heuristic) instead of a file.",
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    report = models.JSONField(default=dict, blank=True, help_text="What the validation found.")
+    created_at = models.DateTimeField(default=timezone.now)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.CheckConstraint(
+                condition=~models.Q(builtin="") | models.Q(size__gt=0),
+                name="botversion_file_or_builtin",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+# ---------------------------------------------------------------------------------------------
+
+
+class Tournament(models.Model):
+    """A fixed-length tournament: every table plays ``deals_per_table`` deals."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft"
+        OPEN = "open", "open for registration"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        CANCELLED = "cancelled", "cancelled"
+
+    name = models.CharField(max_length=120)
+    organiser = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="organised_tournaments"
+    )
+    game = models.CharField(max_length=32, db_index=True)
+    preset = models.CharField(max_length=64)
+    options = models.JSONField(default=dict, blank=True, help_text="Rule option overrides.")
+    table_size = models.PositiveSmallIntegerField()
+    rounds = models.PositiveSmallIntegerField()
+    deals_per_table = models.PositiveSmallIntegerField()
+    seating = models.CharField(max_length=32, default="random")
+    duplicate = models.BooleanField(
+        default=False, help_text="Every table of a round plays the same deals (matchpoints)."
+    )
+    place_points = models.JSONField(default=list, blank=True)
+    decision_seconds = models.FloatField(default=1.0)
+    bank_seconds = models.FloatField(default=20.0)
+    startup_seconds = models.FloatField(default=5.0)
+    max_faults = models.PositiveSmallIntegerField(default=3)
+    house_bot = models.CharField(max_length=32, default="heuristic")
+    allow_multiple_entries = models.BooleanField(default=False)
+    registration_opens_at = models.DateTimeField(null=True, blank=True)
+    registration_closes_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.DRAFT, db_index=True
+    )
+    seed = models.CharField(max_length=40, editable=False, help_text="Secret until the end.")
+    commitment = models.CharField(max_length=64, editable=False)
+    seed_revealed_at = models.DateTimeField(null=True, blank=True)
+    current_round = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(rounds__gte=1), name="tournament_rounds_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(deals_per_table__gte=1), name="tournament_deals_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def seed_int(self) -> int:
+        return int(self.seed)
+
+    @property
+    def revealed_seed(self) -> int | None:
+        """The seed once the tournament is finished (never before)."""
+        return int(self.seed) if self.seed_revealed_at is not None else None
+
+
+class Entry(models.Model):
+    """A bot version entered in a tournament, frozen for the whole tournament."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="entries"
+    )
+    withdrawn = models.BooleanField(default=False)
+    disqualified = models.BooleanField(default=False)
+    flag_reason = models.CharField(max_length=300, blank=True)
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    # Filled when the tournament finishes (the selectors compute live standings before).
+    final_rank = models.PositiveIntegerField(null=True, blank=True)
+    final_points = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "pk"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "version"], name="entry_unique_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version.label} in {self.tournament.name}"
+
+    @property
+    def active(self) -> bool:
+        return not (self.withdrawn or self.disqualified)
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="round_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament.name}, round {self.number}"
+
+
+class Table(models.Model):
+    """One table of a round: a match of ``deals_per_table`` deals, played by one worker."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tables")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField()
+    deal_seed = models.BigIntegerField()
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    claimed_by = models.CharField(max_length=255, blank=True)
+    claim_token = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="The judge's summary of the table.")
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["round", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "number"], name="table_unique_number"),
+        ]
+        indexes = [models.Index(fields=["status", "lease_expires_at"], name="table_lease_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament.name}, round {self.round.number}, table {self.number}"
+
+
+class Seat(models.Model):
+    """A seat of a table: an entry, or a house bot (``entry`` empty) that is never ranked."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    entry = models.ForeignKey(
+        Entry, on_delete=models.PROTECT, null=True, blank=True, related_name="seats"
+    )
+    house_bot = models.CharField(
+        max_length=32, blank=True, help_text="The built-in bot playing this seat for the house."
+    )
+    substitute = models.BooleanField(
+        default=False, help_text="A house bot played for a withdrawn or disqualified entry."
+    )
+    score = models.IntegerField(null=True, blank=True)
+    total = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    faults = models.PositiveIntegerField(default=0)
+    replaced = models.BooleanField(
+        default=False, help_text="The judge handed the seat to a built-in bot."
+    )
+    decisions = models.PositiveIntegerField(default=0)
+    mean_time = models.FloatField(null=True, blank=True)
+    bot_name = models.CharField(max_length=100, blank=True, help_text="The name the bot gave.")
+    log = models.TextField(blank=True, help_text="What the bot wrote to stderr (capped).")
+
+    class Meta:
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="seat_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.position} of {self.table}"
+
+    @property
+    def is_house(self) -> bool:
+        return self.entry_id is None
+
+
+class Deal(models.Model):
+    """One deal played at a table, with everything needed to replay and audit it."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deals")
+    index = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField(null=True, blank=True)
+    record = models.JSONField(help_text="How the deal was dealt (seed, hands, stock...).")
+    passes = models.JSONField(null=True, blank=True, help_text="Cards passed by each seat.")
+    points = models.JSONField(help_text="Points of each seat in this deal.")
+    log = models.JSONField(help_text="The deal's replay log entry: actions, times, faults.")
+    decisions = models.PositiveIntegerField(default=0)
+    faults = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="deal_unique_index"),
+        ]
+
+    def __str__(self) -> str:
+        return f"deal {self.index} of {self.table}"
+
+
+class Trick(models.Model):
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="tricks")
+    number = models.PositiveSmallIntegerField()
+    leader = models.PositiveSmallIntegerField()
+    cards = models.JSONField(help_text="Card names in play order, from the leader.")
+    winner = models.PositiveSmallIntegerField()
+    points = models.IntegerField()
+
+    class Meta:
+        ordering = ["deal", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "number"], name="trick_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"trick {self.number} of {self.deal}"
+
+
+class Decision(models.Model):
+    """One action of a deal: who acted, what was played, how long it took, any fault."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="decision_set")
+    step = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    seconds = models.FloatField()
+    fault = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["deal", "step"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "step"], name="decision_unique_step"),
+        ]
+
+    def __str__(self) -> str:
+        return f"step {self.step} of {self.deal}"
+
+
+class Fault(models.Model):
+    """A fault of a bot at a table (timeout, crash, malformed, illegal...)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="fault_set")
+    seat = models.PositiveSmallIntegerField()
+    entry = models.ForeignKey(
+        Entry, on_delete=models.SET_NULL, null=True, blank=True, related_name="faults"
+    )
+    kind = models.CharField(max_length=32, db_index=True)
+    deal_index = models.PositiveSmallIntegerField(null=True, blank=True)
+    decision = models.PositiveIntegerField(null=True, blank=True)
+    step = models.PositiveIntegerField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["table", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at seat {self.seat} of {self.table}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Ratings
+# ---------------------------------------------------------------------------------------------
+
+
+class Rating(models.Model):
+    """A bot's OpenSkill Plackett-Luce rating in one game and preset family."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="ratings")
+    family = models.CharField(max_length=100, db_index=True)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField(db_index=True)
+    tables = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["family", "-ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "family"], name="rating_unique_family"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} in {self.family}: {self.ordinal:.2f}"
+
+
+class RatingHistory(models.Model):
+    """A rating after one table."""
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="history")
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rating_changes")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    place = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["rating", "pk"]
+        verbose_name_plural = "rating history"
+
+    def __str__(self) -> str:
+        return f"{self.rating.bot.name}: {self.ordinal:.2f} after {self.table}"

@@ -1,11 +1,71 @@
-"""Writes of the tournaments app: keyword-only functions named ``<entity>_<action>``."""
+"""Writes of the tournaments app: keyword-only functions named ``<entity>_<action>``.
+
+Every state change is a compare-and-set (``filter(pk=..., status=...).update(...)`` and check
+the count) or happens under ``select_for_update`` of the rows concerned, so that two workers,
+two admins or a task that runs twice never record anything twice. Tasks are queued only after
+the transaction that made their work commits (``transaction.on_commit``).
+
+A refused request raises :class:`~tournaments.errors.ApplicationError`.
+"""
 
 from __future__ import annotations
 
-from django.db.models import F
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import threading
+import traceback
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.db import connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
-from tournaments.models import WorkerHeartbeat
+import games
+from games.base import JSON
+from games.errors import GameError
+from games.log import verify_deal
+from judge import bots as builtin_bots
+from judge.package import MAX_ZIP_BYTES, PackageError, check
+from judge.runner import BotSpec, Limits, TableResult, run_table
+from tournaments import conf, formats, ratings, selectors
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Deal,
+    Decision,
+    Entry,
+    Fault,
+    Rating,
+    RatingHistory,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+    Trick,
+    WorkerHeartbeat,
+)
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+log = logging.getLogger(__name__)
+
+MAX_ROUNDS = 100
+MAX_DEALS_PER_TABLE = 1000
+VALIDATION_DEALS = 2  # deals of a validation table (a whole game for games that need one)
+BULK_BATCH = 2000
+POINTS_QUANTUM = Decimal("0.0001")
+
+# Decisions a whole table makes per deal, for the time budget of a table task.
+DECISIONS_PER_DEAL = {"hearts": 56, "roi": 52}
 
 
 def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:
@@ -18,3 +78,1235 @@ def worker_heartbeat_record(*, hostname: str) -> WorkerHeartbeat:
         WorkerHeartbeat.objects.filter(pk=heartbeat.pk).update(last_seen=now, beats=F("beats") + 1)
         heartbeat.refresh_from_db(fields=["last_seen", "beats"])
     return heartbeat
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------------------------
+
+
+def bot_create(*, owner: User, name: str, game: str, description: str = "") -> Bot:
+    """A new bot of ``owner`` for ``game`` (its code comes with versions)."""
+    name = name.strip()
+    if not name:
+        raise ApplicationError("a bot needs a name", code="bot_name")
+    try:
+        games.game_class(game)
+    except GameError as exc:
+        raise ApplicationError(str(exc), code="unknown_game") from None
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise ApplicationError(f"you already have a bot named {name!r}", code="bot_name")
+    return Bot.objects.create(owner=owner, name=name, game=game, description=description)
+
+
+def bot_version_create(
+    *, bot: Bot, content: bytes | None = None, filename: str = "", builtin: str = ""
+) -> BotVersion:
+    """A new immutable version of a bot: an uploaded ``.py`` file or ``.zip`` package, or a
+    built-in bot (trusted: ready at once). An upload is checked statically here (its format,
+    manifest and sizes) and queued for validation in the sandbox."""
+    if (content is None) == (not builtin):
+        raise ApplicationError("a version is either an uploaded file or a built-in bot")
+    if builtin:
+        try:
+            builtin_bots.builtin_class(builtin, bot.game)
+        except ValueError as exc:
+            raise ApplicationError(str(exc), code="unknown_builtin") from None
+        digest = hashlib.sha256(f"builtin:{builtin}".encode()).hexdigest()
+        status, report = BotVersion.Status.READY, {"ok": True, "builtin": builtin}
+        size, filename, data = 0, "", b""
+    else:
+        assert content is not None
+        data = bytes(content)
+        filename = Path(filename or "bot.py").name
+        if not filename.endswith((".py", ".zip")):
+            raise ApplicationError("a bot is a .py file or a .zip package", code="bot_package")
+        if not data:
+            raise ApplicationError("the uploaded file is empty", code="bot_package")
+        if len(data) > MAX_ZIP_BYTES:
+            raise ApplicationError(
+                f"the upload is {len(data)} bytes; the limit is {MAX_ZIP_BYTES}",
+                code="bot_package",
+            )
+        _check_package(data, filename)
+        digest = hashlib.sha256(data).hexdigest()
+        status, report, size = BotVersion.Status.PENDING, {}, len(data)
+    with transaction.atomic():
+        Bot.objects.select_for_update().get(pk=bot.pk)  # one number per version
+        last = bot.versions.order_by("-number").values_list("number", flat=True).first()
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=(last or 0) + 1,
+            content=data,
+            filename=filename,
+            sha256=digest,
+            size=size,
+            builtin=builtin,
+            status=status,
+            report=report,
+            validated_at=timezone.now() if builtin else None,
+        )
+        if not builtin:
+            from tournaments.tasks import validate_bot_version
+
+            validate_bot_version.delay_on_commit(version.pk)
+    return version
+
+
+def _check_package(data: bytes, filename: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tapis-upload-") as tmp:
+        path = Path(tmp, filename)
+        path.write_bytes(data)
+        try:
+            check(path)
+        except PackageError as exc:
+            raise ApplicationError(str(exc), code="bot_package") from None
+
+
+def bot_version_path(*, version: BotVersion) -> Path:
+    """The version's upload as a file a worker can hand to the judge (cached by SHA-256)."""
+    directory = conf.bot_cache_dir() / version.sha256
+    path = directory / (version.filename or "bot.py")
+    if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == version.sha256:
+        return path
+    data = bytes(BotVersion.objects.values_list("content", flat=True).get(pk=version.pk))
+    if hashlib.sha256(data).hexdigest() != version.sha256:
+        raise RuntimeError(f"{version}: the stored upload does not match its SHA-256")
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / f".{path.name}.{threading.get_ident()}"
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def bot_spec(*, version: BotVersion) -> BotSpec:
+    if version.builtin:
+        return BotSpec(builtin=version.builtin, label=version.label)
+    return BotSpec(path=bot_version_path(version=version), label=version.label)
+
+
+def bot_version_validate(*, version_id: int) -> BotVersion:
+    """Run a pending version in the sandbox at a short table against built-in bots; it becomes
+    ready if it played every decision cleanly, rejected otherwise (the report says why).
+    Running it twice validates once."""
+    claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.VALIDATING
+    )
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    if not claimed:
+        return version
+    try:
+        report = _validation_report(version)
+    except BaseException:
+        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+            status=BotVersion.Status.PENDING
+        )
+        raise
+    status = BotVersion.Status.READY if report["ok"] else BotVersion.Status.REJECTED
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+        status=status, report=report, validated_at=timezone.now()
+    )
+    version.refresh_from_db(fields=["status", "report", "validated_at"])
+    return version
+
+
+def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
+    """Queue a rejected version for validation again (after a sandbox problem was fixed)."""
+    with transaction.atomic():
+        updated = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.REJECTED
+        ).update(status=BotVersion.Status.PENDING, report={}, validated_at=None)
+        if not updated:
+            raise ApplicationError(
+                f"{version.label} is {version.status}: only a rejected version is validated again",
+                code="status",
+            )
+        from tournaments.tasks import validate_bot_version
+
+        validate_bot_version.delay_on_commit(version.pk)
+    version.refresh_from_db(fields=["status", "report", "validated_at"])
+    return version
+
+
+def _validation_report(version: BotVersion) -> dict[str, JSON]:
+    game = games.load(version.bot.game)
+    deals = None if game.name == "roi" else VALIDATION_DEALS  # Roi: one whole game
+    sparring = "random"
+    seed = int(version.sha256[:15], 16)
+    limits = Limits(startup=5.0, decision=1.0, bank=5.0, max_faults=1)
+    result = run_table(
+        game=game.name,
+        preset=game.preset,
+        bots=[bot_spec(version=version)] + [f"builtin:{sparring}"] * (game.players - 1),
+        deals=deals,
+        seed=seed,
+        limits=limits,
+        sandbox=conf.sandbox_mode(),
+    )
+    seat = result.seats[0]
+    faults = [f.as_json() for f in seat.faults]
+    ok = not faults and not seat.replaced
+    if ok:
+        reason = f"played {seat.decisions} decisions cleanly"
+    else:
+        first = seat.faults[0] if seat.faults else None
+        reason = (
+            f"{first.kind.value}: {first.detail}" if first else "the bot was replaced by the judge"
+        )
+    return {
+        "ok": ok,
+        "reason": reason,
+        "game": game.name,
+        "preset": game.preset,
+        "opponents": f"builtin:{sparring}",
+        "deals": len(result.deal_points),
+        "seed": seed,
+        "sandbox": conf.sandbox_mode(),
+        "name": seat.name,
+        "decisions": seat.decisions,
+        "mean_time": round(seat.mean_time, 6),
+        "p99_time": round(seat.p99_time, 6),
+        "faults": list[JSON](faults),
+        "log": seat.log[-4000:],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+# ---------------------------------------------------------------------------------------------
+
+
+def _engine(
+    game: str, preset: str | None, options: Mapping[str, object], deals: int
+) -> games.Game[object]:
+    return games.load(game, preset, **{**options, "fixed_deals": deals})
+
+
+def tournament_limits(*, tournament: Tournament) -> Limits:
+    return Limits(
+        startup=tournament.startup_seconds,
+        decision=tournament.decision_seconds,
+        bank=tournament.bank_seconds,
+        max_faults=tournament.max_faults,
+        replacement=tournament.house_bot,
+    )
+
+
+def table_time_budget(*, tournament: Tournament) -> float:
+    """The most a table may take when every bot uses all its time (seconds)."""
+    per_deal = DECISIONS_PER_DEAL.get(tournament.game, 30 * tournament.table_size)
+    seats = tournament.table_size
+    return (
+        seats * (tournament.startup_seconds + tournament.bank_seconds)
+        + tournament.deals_per_table * per_deal * tournament.decision_seconds
+        + tournament.deals_per_table * 1.0  # the engine and the database
+        + 30.0
+    )
+
+
+def tournament_create(
+    *,
+    organiser: User,
+    name: str,
+    game: str,
+    rounds: int,
+    deals_per_table: int,
+    preset: str | None = None,
+    options: Mapping[str, object] | None = None,
+    table_size: int | None = None,
+    seating: str = "random",
+    duplicate: bool = False,
+    place_points: Sequence[int] | None = None,
+    decision_seconds: float = 1.0,
+    bank_seconds: float = 20.0,
+    startup_seconds: float = 5.0,
+    max_faults: int = 3,
+    house_bot: str = "heuristic",
+    allow_multiple_entries: bool = False,
+    registration_opens_at: datetime | None = None,
+    registration_closes_at: datetime | None = None,
+) -> Tournament:
+    """A draft tournament. Every setting is checked here: the rules (preset and overrides,
+    through the engine), the fixed length, the seating format, place points, time limits."""
+    overrides = dict(options or {})
+    if "fixed_deals" in overrides:
+        raise ApplicationError(
+            "the number of deals is set by deals_per_table, not by the fixed_deals option",
+            code="invalid_option",
+            extra={"option": "fixed_deals"},
+        )
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise ApplicationError(f"rounds must be from 1 to {MAX_ROUNDS}", code="rounds")
+    if not 1 <= deals_per_table <= MAX_DEALS_PER_TABLE:
+        raise ApplicationError(
+            f"deals per table must be from 1 to {MAX_DEALS_PER_TABLE}", code="deals_per_table"
+        )
+    try:
+        engine = _engine(game, preset, overrides, deals_per_table)
+        if table_size is not None and table_size != engine.players:
+            overrides["players"] = table_size
+            engine = _engine(game, preset, overrides, deals_per_table)
+    except GameError as exc:
+        option = getattr(exc, "option", None)
+        if option == "fixed_deals":
+            option = "deals_per_table"
+        raise ApplicationError(str(exc), code="invalid_option", extra={"option": option}) from None
+    if engine.players != (table_size or engine.players):
+        raise ApplicationError(
+            f"{game}/{engine.preset} is played by {engine.players}, not {table_size}",
+            code="table_size",
+        )
+    if seating not in formats.format_names():
+        raise ApplicationError(
+            f"unknown seating format {seating!r}; formats are: "
+            + ", ".join(formats.format_names()),
+            code="seating",
+        )
+    try:
+        points = (
+            formats.check_place_points(place_points, engine.players)
+            if place_points is not None
+            else formats.default_place_points(engine.players)
+        )
+    except formats.FormatError as exc:
+        raise ApplicationError(str(exc), code="place_points") from None
+    try:
+        builtin_bots.builtin_class(house_bot, engine.name)
+        Limits(
+            startup=startup_seconds,
+            decision=decision_seconds,
+            bank=bank_seconds,
+            max_faults=max_faults,
+            replacement=house_bot,
+        )
+    except ValueError as exc:
+        raise ApplicationError(str(exc), code="limits") from None
+    if (
+        registration_opens_at is not None
+        and registration_closes_at is not None
+        and registration_closes_at <= registration_opens_at
+    ):
+        raise ApplicationError("registration must close after it opens", code="registration")
+    seed = formats.new_tournament_seed()
+    return Tournament.objects.create(
+        name=name.strip() or f"{engine.name} tournament",
+        organiser=organiser,
+        game=engine.name,
+        preset=engine.preset,
+        options=overrides,
+        table_size=engine.players,
+        rounds=rounds,
+        deals_per_table=deals_per_table,
+        seating=seating,
+        duplicate=duplicate,
+        place_points=list(points),
+        decision_seconds=decision_seconds,
+        bank_seconds=bank_seconds,
+        startup_seconds=startup_seconds,
+        max_faults=max_faults,
+        house_bot=house_bot,
+        allow_multiple_entries=allow_multiple_entries,
+        registration_opens_at=registration_opens_at,
+        registration_closes_at=registration_closes_at,
+        seed=str(seed),
+        commitment=formats.seed_commitment(seed),
+    )
+
+
+def _transition(tournament: Tournament, sources: Iterable[str], target: str, **fields: Any) -> None:
+    """Compare-and-set the tournament's status; ApplicationError if it was not in ``sources``."""
+    allowed = list(sources)
+    updated = Tournament.objects.filter(pk=tournament.pk, status__in=allowed).update(
+        status=target, **fields
+    )
+    if not updated:
+        current = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
+        raise ApplicationError(
+            f"the tournament is {current}; this needs it to be {' or '.join(allowed)}",
+            code="status",
+            extra={"status": current},
+        )
+    tournament.refresh_from_db()
+
+
+def tournament_open(*, tournament: Tournament) -> Tournament:
+    """Open registration (draft -> open)."""
+    _transition(tournament, [Tournament.Status.DRAFT], Tournament.Status.OPEN)
+    return tournament
+
+
+def tournament_cancel(*, tournament: Tournament) -> Tournament:
+    """Cancel a tournament that is not finished. Tables in play finish but are not recorded."""
+    _transition(
+        tournament,
+        [Tournament.Status.DRAFT, Tournament.Status.OPEN, Tournament.Status.RUNNING],
+        Tournament.Status.CANCELLED,
+        finished_at=timezone.now(),
+    )
+    return tournament
+
+
+def entry_register(*, tournament: Tournament, version: BotVersion, user: User) -> Entry:
+    """Enter a ready bot version (frozen for the whole tournament)."""
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.OPEN:
+            raise ApplicationError(
+                f"registration is closed: the tournament is {locked.status}", code="status"
+            )
+        if locked.registration_opens_at and now < locked.registration_opens_at:
+            raise ApplicationError("registration has not opened yet", code="registration")
+        if locked.registration_closes_at and now > locked.registration_closes_at:
+            raise ApplicationError("registration has closed", code="registration")
+        version = BotVersion.objects.select_related("bot").get(pk=version.pk)
+        if version.status != BotVersion.Status.READY:
+            raise ApplicationError(
+                f"{version.label} is {version.status}: only a ready version can enter",
+                code="version_not_ready",
+            )
+        if version.bot.game != locked.game:
+            raise ApplicationError(
+                f"{version.bot.name} plays {version.bot.game}, this tournament {locked.game}",
+                code="wrong_game",
+            )
+        if version.bot.owner_id != user.pk and not getattr(user, "is_staff", False):
+            raise ApplicationError("you can only enter your own bots", code="not_owner")
+        if Entry.objects.filter(tournament=locked, version=version).exists():
+            raise ApplicationError(f"{version.label} is already entered", code="duplicate_entry")
+        if (
+            not locked.allow_multiple_entries
+            and Entry.objects.filter(tournament=locked, user=user, withdrawn=False).exists()
+        ):
+            raise ApplicationError(
+                "this tournament allows one entry per user", code="one_entry_per_user"
+            )
+        return Entry.objects.create(tournament=locked, version=version, user=user)
+
+
+def entry_withdraw(*, entry: Entry, reason: str = "") -> Entry:
+    """Withdraw an entry. Before the start it is simply not seated; during the tournament its
+    seats not yet played are played by a house bot, and the entry is flagged (unranked)."""
+    return _entry_flag(entry=entry, field="withdrawn", reason=reason or "withdrawn")
+
+
+def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
+    """Disqualify an entry: like a withdrawal, decided by the organiser."""
+    return _entry_flag(entry=entry, field="disqualified", reason=reason or "disqualified")
+
+
+def _entry_flag(*, entry: Entry, field: str, reason: str) -> Entry:
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=entry.tournament_id)
+        if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+            raise ApplicationError(f"the tournament is {tournament.status}", code="status")
+        updated = Entry.objects.filter(pk=entry.pk, **{field: False}).update(
+            **{field: True}, flag_reason=reason[:300], flagged_at=timezone.now()
+        )
+        if updated:
+            Seat.objects.filter(entry=entry, table__status=Table.Status.PENDING).update(
+                substitute=True, house_bot=tournament.house_bot
+            )
+    entry.refresh_from_db()
+    return entry
+
+
+def tournament_start(*, tournament: Tournament) -> Round:
+    """Close registration, seat round 1 and queue its tables (open -> running). The seed's
+    commitment was published when the tournament was created; the seed stays secret."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        active = Entry.objects.filter(tournament=locked, withdrawn=False, disqualified=False)
+        count = active.count()
+        if locked.status != Tournament.Status.OPEN:
+            raise ApplicationError(
+                f"the tournament is {locked.status}; only an open one can start", code="status"
+            )
+        if count < 2:
+            raise ApplicationError("a tournament needs at least two entries", code="too_few")
+        if locked.duplicate and count <= locked.table_size:
+            raise ApplicationError(
+                "duplicate play compares tables: it needs more entries than one table seats",
+                code="too_few",
+            )
+        _transition(
+            locked, [Tournament.Status.OPEN], Tournament.Status.RUNNING, started_at=timezone.now()
+        )
+        first = round_advance(tournament=locked)
+        assert first is not None
+    tournament.refresh_from_db()
+    return first
+
+
+def round_advance(*, tournament: Tournament) -> Round | None:
+    """Seat the next round from the standings and queue its tables; after the last round,
+    finish the tournament. Idempotent: a round is seated once."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.RUNNING:
+            return None
+        number = locked.current_round + 1
+        if number > locked.rounds:
+            tournament_finish(tournament=locked)
+            return None
+        existing = Round.objects.filter(tournament=locked, number=number).first()
+        if existing is not None:
+            return existing
+        entries = list(
+            Entry.objects.filter(
+                tournament=locked, withdrawn=False, disqualified=False
+            ).values_list("pk", flat=True)
+        )
+        if not entries:
+            tournament_finish(tournament=locked)
+            return None
+        seating = formats.seat_round(
+            locked.seating,
+            round_number=number,
+            entries=entries,
+            table_size=locked.table_size,
+            seed=locked.seed_int,
+            history=selectors.tournament_outcomes(tournament=locked, before_round=number),
+            lower_is_better=selectors.tournament_lower_is_better(tournament=locked),
+        )
+        round_ = Round.objects.create(tournament=locked, number=number)
+        now = timezone.now()
+        tables = Table.objects.bulk_create(
+            [
+                Table(
+                    tournament=locked,
+                    round=round_,
+                    number=t,
+                    deal_seed=formats.table_deal_seed(
+                        locked.seed_int,
+                        round_number=number,
+                        table_number=t,
+                        duplicate=locked.duplicate,
+                    ),
+                    queued_at=now,
+                )
+                for t in range(1, len(seating) + 1)
+            ]
+        )
+        Seat.objects.bulk_create(
+            [
+                Seat(
+                    table=table,
+                    position=position,
+                    entry_id=slot,
+                    house_bot=locked.house_bot if slot is None else "",
+                )
+                for table, slots in zip(tables, seating, strict=True)
+                for position, slot in enumerate(slots)
+            ]
+        )
+        Tournament.objects.filter(pk=locked.pk).update(current_round=number)
+        tournament.current_round = number
+        for table in tables:
+            table_enqueue(table=table, tournament=locked)
+        return round_
+
+
+def table_enqueue(*, table: Table, tournament: Tournament, countdown: float | None = None) -> None:
+    """Queue a table's task once the current transaction commits, with time limits above the
+    table's time budget."""
+    from tournaments.tasks import play_table
+
+    budget = table_time_budget(tournament=tournament)
+    options: dict[str, Any] = {"soft_time_limit": budget + 60, "time_limit": budget + 120}
+    if countdown:
+        options["countdown"] = countdown
+    play_table.apply_async_on_commit((table.pk,), **options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables: claim, play, record
+# ---------------------------------------------------------------------------------------------
+
+
+def table_claim(
+    *, table_id: int, worker: str, token: str, now: datetime | None = None
+) -> Table | None:
+    """Claim a table for a worker (compare-and-set): it must be pending, or running under an
+    expired lease (its worker died), or already claimed with this same token (a retry of the
+    same task). None if another worker has it, it is done, or it used up its attempts."""
+    now = now or timezone.now()
+    if not Tournament.objects.filter(
+        tables__pk=table_id, status=Tournament.Status.RUNNING
+    ).exists():
+        return None
+    claimable = (
+        Q(status=Table.Status.PENDING)
+        | Q(status=Table.Status.RUNNING, lease_expires_at__lt=now)
+        | Q(status=Table.Status.RUNNING, claim_token=token)
+    )
+    # No join in the UPDATE itself: PostgreSQL re-checks a plain WHERE on the row it waited
+    # for, so of two claims at the same moment exactly one updates the row.
+    updated = Table.objects.filter(claimable, pk=table_id, attempts__lt=conf.max_attempts()).update(
+        status=Table.Status.RUNNING,
+        claimed_by=worker[:255],
+        claim_token=token[:64],
+        lease_expires_at=now + timedelta(seconds=conf.lease_seconds()),
+        attempts=F("attempts") + 1,
+        started_at=now,
+    )
+    if updated != 1:
+        return None
+    return Table.objects.select_related("tournament", "round").get(pk=table_id)
+
+
+def table_lease_renew(*, table_id: int, token: str) -> bool:
+    """Extend a claimed table's lease; False if the claim was lost (another worker has it)."""
+    return bool(
+        Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token).update(
+            lease_expires_at=timezone.now() + timedelta(seconds=conf.lease_seconds())
+        )
+    )
+
+
+@contextlib.contextmanager
+def _lease_kept(table_id: int, token: str) -> Iterator[None]:
+    """Renew the table's lease every third of it from a thread while the table plays."""
+    stop = threading.Event()
+    interval = max(0.5, conf.lease_seconds() / 3)
+
+    def keep() -> None:
+        try:
+            while not stop.wait(interval):
+                try:
+                    if not table_lease_renew(table_id=table_id, token=token):
+                        log.warning("table %s: lease lost to another worker", table_id)
+                except Exception:  # the database is away: try again next time
+                    log.exception("table %s: lease renewal failed", table_id)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=keep, name=f"lease-table-{table_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def table_bots(*, table: Table) -> list[BotSpec]:
+    """The bot of each seat: the entry's frozen version, or a house bot."""
+    specs = []
+    for seat in table.seats.select_related("entry__version__bot").order_by("position"):
+        if seat.entry is None or seat.substitute:
+            label = f"house:{seat.house_bot}"
+            specs.append(BotSpec(builtin=seat.house_bot, label=label))
+        else:
+            specs.append(bot_spec(version=seat.entry.version))
+    return specs
+
+
+def table_play(*, table: Table) -> TableResult:
+    """Play a claimed table through the judge (no transaction is open meanwhile)."""
+    tournament = table.tournament
+    return run_table(
+        game=tournament.game,
+        preset=tournament.preset,
+        options=tournament.options,
+        bots=table_bots(table=table),
+        deals=tournament.deals_per_table,
+        seed=table.deal_seed,
+        limits=tournament_limits(tournament=tournament),
+        sandbox=conf.sandbox_mode(),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableRun:
+    """What a table task did: ``played`` (and ``recorded``), or ``skipped`` and why."""
+
+    table_id: int
+    outcome: str  # "recorded", "duplicate", "skipped", "failed"
+    detail: str = ""
+
+    def as_json(self) -> dict[str, JSON]:
+        return {"table": self.table_id, "outcome": self.outcome, "detail": self.detail}
+
+
+def table_run(*, table_id: int, worker: str, token: str) -> TableRun:
+    """Claim, play and record one table: what a table task does. Safe to run twice."""
+    table = table_claim(table_id=table_id, worker=worker, token=token)
+    if table is None:
+        return TableRun(table_id, "skipped", "not claimable (done, taken or out of attempts)")
+    try:
+        with _lease_kept(table_id, token):
+            result = table_play(table=table)
+    except (GameError, ValueError, RuntimeError, OSError) as exc:
+        # Not a bot's fault (the judge turns those into faults) nor the infrastructure's: a
+        # table that cannot be played is failed, for an operator to look at and re-run.
+        table_fail(table_id=table_id, token=token, error=traceback.format_exc())
+        return TableRun(table_id, "failed", f"{type(exc).__name__}: {exc}")
+    recorded = table_record_result(table_id=table_id, result=result)
+    return TableRun(table_id, "recorded" if recorded else "duplicate")
+
+
+def table_fail(*, table_id: int, token: str, error: str) -> bool:
+    return bool(
+        Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token).update(
+            status=Table.Status.FAILED, error=error[-20000:], lease_expires_at=None
+        )
+    )
+
+
+def table_release(*, table_id: int, token: str, error: str = "") -> bool:
+    """Give a claimed table back to the queue (a soft time limit, a warm shutdown)."""
+    return bool(
+        Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token).update(
+            status=Table.Status.PENDING,
+            claim_token="",
+            lease_expires_at=None,
+            error=error[-20000:],
+        )
+    )
+
+
+def table_rerun(*, table: Table) -> Table:
+    """Queue a failed table again with fresh attempts (an operator's action)."""
+    updated = Table.objects.filter(pk=table.pk, status=Table.Status.FAILED).update(
+        status=Table.Status.PENDING,
+        attempts=0,
+        claim_token="",
+        claimed_by="",
+        lease_expires_at=None,
+        queued_at=timezone.now(),
+    )
+    if not updated:
+        raise ApplicationError(f"{table} is {table.status}: only a failed table can be re-run")
+    table.refresh_from_db()
+    if table.tournament.status == Tournament.Status.RUNNING:
+        table_enqueue(table=table, tournament=table.tournament)
+    return table
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SweepReport:
+    requeued: list[int]
+    failed: list[int]
+    resent: list[int]
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "requeued": list[JSON](self.requeued),
+            "failed": list[JSON](self.failed),
+            "resent": list[JSON](self.resent),
+        }
+
+
+def table_sweep(*, now: datetime | None = None) -> SweepReport:
+    """The periodic sweep: tables whose lease expired (their worker died) go back to the
+    queue, or fail after too many attempts; pending tables whose message seems lost are
+    queued again. Every change is a compare-and-set, so sweeps may overlap."""
+    now = now or timezone.now()
+    running = Tournament.Status.RUNNING
+    requeued, failed, resent = [], [], []
+    expired = Table.objects.filter(
+        status=Table.Status.RUNNING, lease_expires_at__lt=now, tournament__status=running
+    ).select_related("tournament")
+    for table in expired:
+        if table.attempts >= conf.max_attempts():
+            if Table.objects.filter(
+                pk=table.pk, status=Table.Status.RUNNING, lease_expires_at__lt=now
+            ).update(
+                status=Table.Status.FAILED,
+                lease_expires_at=None,
+                error=f"the worker's lease expired {table.attempts} times "
+                f"(last worker: {table.claimed_by})",
+            ):
+                failed.append(table.pk)
+            continue
+        with transaction.atomic():
+            if Table.objects.filter(
+                pk=table.pk, status=Table.Status.RUNNING, lease_expires_at__lt=now
+            ).update(
+                status=Table.Status.PENDING,
+                claim_token="",
+                lease_expires_at=None,
+                queued_at=now,
+                error=f"lease expired at {table.lease_expires_at:%Y-%m-%d %H:%M:%S} "
+                f"(worker {table.claimed_by}); queued again",
+            ):
+                table_enqueue(table=table, tournament=table.tournament)
+                requeued.append(table.pk)
+    stale = now - timedelta(seconds=conf.pending_requeue_seconds())
+    lost = Table.objects.filter(
+        status=Table.Status.PENDING, queued_at__lt=stale, tournament__status=running
+    ).select_related("tournament")
+    for table in lost:
+        with transaction.atomic():
+            if Table.objects.filter(
+                pk=table.pk, status=Table.Status.PENDING, queued_at=table.queued_at
+            ).update(queued_at=now):
+                table_enqueue(table=table, tournament=table.tournament)
+                resent.append(table.pk)
+    return SweepReport(requeued, failed, resent)
+
+
+def _as_points(value: Fraction) -> Decimal:
+    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(POINTS_QUANTUM)
+
+
+def _passes(actions: Sequence[Any], players: int) -> list[JSON] | None:
+    """The cards each seat passed (the list-valued actions that open a Hearts deal)."""
+    passed: list[JSON] = [None] * players
+    found = False
+    for seat, action in actions:
+        if not isinstance(action, list):
+            break
+        passed[seat] = action
+        found = True
+    return passed if found else None
+
+
+def table_record_result(*, table_id: int, result: TableResult) -> bool:
+    """Record a played table in one transaction: every deal with its tricks and decisions,
+    the faults, the seats' scores, places and points; then, if it was the round's last table,
+    close the round and seat the next one (or finish the tournament).
+
+    Returns False, and changes nothing, if the table was already recorded (a task that ran
+    twice) or the tournament is no longer running."""
+    with transaction.atomic():
+        round_id = Table.objects.values_list("round_id", flat=True).get(pk=table_id)
+        # Lock order everywhere: round, then table. Locking the round serialises the tables
+        # of a round, so exactly one of them sees the round complete.
+        round_ = Round.objects.select_for_update().get(pk=round_id)
+        table = Table.objects.select_for_update().get(pk=table_id)
+        if table.status == Table.Status.DONE:
+            return False
+        tournament = Tournament.objects.get(pk=table.tournament_id)
+        if tournament.status != Tournament.Status.RUNNING:
+            return False
+        _write_deals(table, tournament, result)
+        _write_seats(table, tournament, result)
+        header = {k: v for k, v in result.log.items() if k != "deals"}
+        summary: dict[str, Any] = result.as_json(with_log=False)
+        summary["replay_header"] = header
+        now = timezone.now()
+        table.status = Table.Status.DONE
+        table.finished_at = now
+        table.lease_expires_at = None
+        table.result = summary
+        table.error = ""
+        table.save(update_fields=["status", "finished_at", "lease_expires_at", "result", "error"])
+        if not Table.objects.filter(round=round_).exclude(status=Table.Status.DONE).exists():
+            _round_close(round_, tournament)
+            round_advance(tournament=tournament)
+    return True
+
+
+def _write_deals(table: Table, tournament: Tournament, result: TableResult) -> None:
+    engine = _engine(
+        tournament.game, tournament.preset, tournament.options, len(result.deal_points)
+    )
+    entries: list[Any] = result.log["deals"]  # type: ignore[assignment]
+    deals: list[Deal] = []
+    extras: list[tuple[list[games.Trick], list[Any], dict[int, str], list[Any]]] = []
+    for entry in entries:
+        index: int = entry["index"]
+        record: dict[str, Any] = entry["deal"]
+        actions: list[Any] = entry["actions"]
+        state = engine.deal_from_record(index, record)
+        for _, action in actions:
+            state.apply_action(action)
+        fault_list: list[Any] = entry.get("faults") or []
+        faults_at = {
+            int(f["step"]): str(f["kind"])
+            for f in fault_list
+            if isinstance(f, dict) and isinstance(f.get("step"), int)
+        }
+        times: list[Any] = entry.get("times") or []
+        seed = record.get("seed")
+        deals.append(
+            Deal(
+                table=table,
+                index=index,
+                seed=seed if isinstance(seed, int) else None,
+                record=record,
+                passes=_passes(actions, engine.players),
+                points=entry["points"],
+                log=entry,
+                decisions=len(actions),
+                faults=len(fault_list),
+            )
+        )
+        extras.append((list(state.tricks()), actions, faults_at, times))
+    Deal.objects.bulk_create(deals, batch_size=BULK_BATCH)
+    tricks: list[Trick] = []
+    decisions: list[Decision] = []
+    for deal, (deal_tricks, actions, faults_at, times) in zip(deals, extras, strict=True):
+        tricks.extend(
+            Trick(
+                deal=deal,
+                number=n,
+                leader=t.leader,
+                cards=list(t.cards),
+                winner=t.winner,
+                points=t.points,
+            )
+            for n, t in enumerate(deal_tricks)
+        )
+        decisions.extend(
+            Decision(
+                deal=deal,
+                step=step,
+                seat=seat,
+                action=action,
+                seconds=float(times[step]) if step < len(times) else 0.0,
+                fault=faults_at.get(step, ""),
+            )
+            for step, (seat, action) in enumerate(actions)
+        )
+    Trick.objects.bulk_create(tricks, batch_size=BULK_BATCH)
+    Decision.objects.bulk_create(decisions, batch_size=BULK_BATCH)
+
+
+def _write_seats(table: Table, tournament: Tournament, result: TableResult) -> None:
+    seats = list(table.seats.order_by("position"))
+    by_position = {s.position: s for s in seats}
+    places = result.places
+    points = (
+        None
+        if tournament.duplicate
+        else formats.table_points(places, selectors.tournament_place_points(tournament=tournament))
+    )
+    for seat_result in result.seats:
+        seat = by_position[seat_result.seat]
+        seat.score = seat_result.score
+        seat.total = seat_result.total
+        seat.place = seat_result.place
+        seat.points = _as_points(points[seat_result.seat]) if points is not None else None
+        seat.faults = len(seat_result.faults)
+        seat.replaced = seat_result.replaced
+        seat.decisions = seat_result.decisions
+        seat.mean_time = seat_result.mean_time
+        seat.bot_name = (seat_result.name or "")[:100]
+        seat.log = seat_result.log
+    Seat.objects.bulk_update(
+        seats,
+        [
+            "score",
+            "total",
+            "place",
+            "points",
+            "faults",
+            "replaced",
+            "decisions",
+            "mean_time",
+            "bot_name",
+            "log",
+        ],
+    )
+    Fault.objects.bulk_create(
+        [
+            Fault(
+                table=table,
+                seat=f.seat,
+                entry_id=by_position[f.seat].entry_id,
+                kind=f.kind.value,
+                deal_index=f.deal,
+                decision=f.decision,
+                step=f.step,
+                detail=f.detail,
+            )
+            for f in result.faults
+        ]
+    )
+
+
+def _round_close(round_: Round, tournament: Tournament) -> None:
+    """Close a round whose tables are all recorded; duplicate play scores matchpoints now."""
+    if tournament.duplicate:
+        tables = list(Table.objects.filter(round=round_).order_by("number"))
+        deal_points: dict[int, list[list[int]]] = {t.pk: [] for t in tables}
+        for table_id, points in (
+            Deal.objects.filter(table__round=round_)
+            .order_by("table_id", "index")
+            .values_list("table_id", "points")
+        ):
+            deal_points[table_id].append(points)
+        matchpoints = formats.duplicate_matchpoints(
+            [deal_points[t.pk] for t in tables],
+            lower_is_better=selectors.tournament_lower_is_better(tournament=tournament),
+        )
+        seats = list(Seat.objects.filter(table__round=round_))
+        index = {t.pk: i for i, t in enumerate(tables)}
+        for seat in seats:
+            seat.points = _as_points(matchpoints[index[seat.table_id]][seat.position])
+        Seat.objects.bulk_update(seats, ["points"])
+    round_.status = Round.Status.DONE
+    round_.finished_at = timezone.now()
+    round_.save(update_fields=["status", "finished_at"])
+
+
+def tournament_finish(*, tournament: Tournament) -> Tournament:
+    """Finish a running tournament: reveal its seed, freeze the final standings, update the
+    ratings. Runs once (compare-and-set on the status)."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Tournament.objects.filter(
+            pk=tournament.pk, status=Tournament.Status.RUNNING
+        ).update(status=Tournament.Status.FINISHED, finished_at=now, seed_revealed_at=now)
+        tournament.refresh_from_db()
+        if not updated:
+            return tournament
+        lines = selectors.standings_for_tournament(tournament=tournament)
+        entries = []
+        for line in lines:
+            line.entry.final_rank = line.rank
+            line.entry.final_points = _as_points(line.points)
+            entries.append(line.entry)
+        Entry.objects.bulk_update(entries, ["final_rank", "final_points"])
+        ratings_update(tournament=tournament)
+    return tournament
+
+
+def ratings_update(*, tournament: Tournament) -> int:
+    """Update the ratings of the bots of a finished tournament, table by table in order, from
+    each table's places among its rated seats (house and substitute seats are not rated; a bot
+    entered twice at one table counts once, at its better place). Returns the tables rated."""
+    family = ratings.preset_family(tournament.game, tournament.preset)
+    tables = list(
+        Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
+        .select_related("round")
+        .order_by("round__number", "number")
+    )
+    seats_by_table: dict[int, list[Seat]] = {t.pk: [] for t in tables}
+    for seat in Seat.objects.filter(
+        table__in=tables, entry__isnull=False, substitute=False, place__isnull=False
+    ).select_related("entry__version"):
+        seats_by_table[seat.table_id].append(seat)
+    bot_ids = sorted(
+        {s.entry.version.bot_id for seats in seats_by_table.values() for s in seats if s.entry}
+    )
+    for bot_id in bot_ids:
+        Rating.objects.get_or_create(
+            bot_id=bot_id,
+            family=family,
+            defaults={
+                "mu": ratings.DEFAULT_MU,
+                "sigma": ratings.DEFAULT_SIGMA,
+                "ordinal": ratings.Skill().ordinal,
+            },
+        )
+    current = {
+        r.bot_id: r
+        for r in Rating.objects.select_for_update()
+        .filter(bot_id__in=bot_ids, family=family)
+        .order_by("pk")
+    }
+    history: list[RatingHistory] = []
+    rated = 0
+    now = timezone.now()
+    for table in tables:
+        best: dict[int, int] = {}
+        for seat in seats_by_table[table.pk]:
+            assert seat.entry is not None
+            assert seat.place is not None
+            bot_id = seat.entry.version.bot_id
+            best[bot_id] = min(best.get(bot_id, seat.place), seat.place)
+        if len(best) < 2:
+            continue
+        order = sorted(best)
+        before = [ratings.Skill(current[b].mu, current[b].sigma) for b in order]
+        after = ratings.rate_table(before, [best[b] for b in order])
+        for bot_id, skill in zip(order, after, strict=True):
+            rating = current[bot_id]
+            rating.mu, rating.sigma, rating.ordinal = skill.mu, skill.sigma, skill.ordinal
+            rating.tables += 1
+            rating.updated_at = now
+            history.append(
+                RatingHistory(
+                    rating=rating,
+                    tournament=tournament,
+                    table=table,
+                    mu=skill.mu,
+                    sigma=skill.sigma,
+                    ordinal=skill.ordinal,
+                    place=best[bot_id],
+                    created_at=now,
+                )
+            )
+        rated += 1
+    Rating.objects.bulk_update(current.values(), ["mu", "sigma", "ordinal", "tables", "updated_at"])
+    RatingHistory.objects.bulk_create(history, batch_size=BULK_BATCH)
+    return rated
+
+
+# ---------------------------------------------------------------------------------------------
+# Audit
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealAudit:
+    deal_id: int
+    table_id: int
+    index: int
+    ok: bool
+    problems: tuple[str, ...]
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "deal": self.deal_id,
+            "table": self.table_id,
+            "index": self.index,
+            "ok": self.ok,
+            "problems": list(self.problems),
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TournamentAudit:
+    tournament_id: int
+    ok: bool
+    deals: int
+    tables: int
+    problems: tuple[str, ...]
+    commitment_ok: bool | None  # None while the seed is secret
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "tournament": self.tournament_id,
+            "ok": self.ok,
+            "deals": self.deals,
+            "tables": self.tables,
+            "commitment_ok": self.commitment_ok,
+            "problems": list(self.problems),
+        }
+
+
+def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealAudit:
+    """Re-play a deal from its seed (or hands) and its log through the engine: every action
+    legal and by the right seat, the points right; and check that the stored rows (points,
+    tricks, decisions, passes) say the same as the replay."""
+    table = deal.table
+    tournament = table.tournament
+    engine = engine or _engine(
+        tournament.game, tournament.preset, tournament.options, tournament.deals_per_table
+    )
+    problems: list[str] = []
+    where = f"table {table.pk} (round {table.round.number}, table {table.number}) deal {deal.index}"
+    entry = deal.log
+    if entry.get("index") != deal.index or entry.get("deal") != deal.record:
+        problems.append(f"{where}: the log does not describe this deal")
+    if deal.seed is not None and deal.seed != table.deal_seed:
+        problems.append(
+            f"{where}: dealt from seed {deal.seed}, the table's seed is {table.deal_seed}"
+        )
+    try:
+        verdict = verify_deal(engine, entry, table.deal_seed)
+    except GameError as exc:
+        problems.append(f"{where}: unreadable log: {exc}")
+        return DealAudit(deal.pk, table.pk, deal.index, False, tuple(problems))
+    if not verdict.ok:
+        step = f" (action {verdict.step})" if verdict.step is not None else ""
+        problems.append(f"{where}{step}: {verdict.message}")
+        return DealAudit(deal.pk, table.pk, deal.index, False, tuple(problems))
+    state = engine.deal_from_record(deal.index, deal.record)
+    actions = entry["actions"]
+    assert isinstance(actions, list)
+    for _, action in actions:
+        state.apply_action(action)
+    if deal.points != state.points():
+        problems.append(f"{where}: the row says {deal.points}, the replay {state.points()}")
+    rows = [(t.leader, list(t.cards), t.winner, t.points) for t in deal.tricks.order_by("number")]
+    replayed = [(t.leader, list(t.cards), t.winner, t.points) for t in state.tricks()]
+    if rows != replayed:
+        problems.append(f"{where}: the trick rows differ from the replay")
+    decisions = [[d.seat, d.action] for d in deal.decision_set.order_by("step")]
+    if decisions != [list(a) for a in actions]:
+        problems.append(f"{where}: the decision rows differ from the log")
+    if deal.passes != _passes(actions, engine.players):
+        problems.append(f"{where}: the passes differ from the log")
+    return DealAudit(deal.pk, table.pk, deal.index, not problems, tuple(problems))
+
+
+def tournament_audit(*, tournament: Tournament) -> TournamentAudit:
+    """Audit every recorded deal of a tournament, each table's totals and places, and, once
+    the seed is revealed, the commitment and every table's deal seed."""
+    problems: list[str] = []
+    commitment_ok: bool | None = None
+    seed = tournament.revealed_seed
+    if seed is not None:
+        commitment_ok = formats.commitment_matches(seed, tournament.commitment)
+        if not commitment_ok:
+            problems.append("the revealed seed does not match the published commitment")
+    engine = _engine(
+        tournament.game, tournament.preset, tournament.options, tournament.deals_per_table
+    )
+    tables = (
+        Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
+        .select_related("round", "tournament")
+        .order_by("round__number", "number")
+    )
+    deal_count = table_count = 0
+    for table in tables:
+        table_count += 1
+        where = f"round {table.round.number} table {table.number}"
+        if seed is not None:
+            expected = formats.table_deal_seed(
+                seed,
+                round_number=table.round.number,
+                table_number=table.number,
+                duplicate=tournament.duplicate,
+            )
+            if expected != table.deal_seed:
+                problems.append(f"{where}: its deal seed does not come from the revealed seed")
+        deal_points = []
+        deals = list(Deal.objects.filter(table=table).order_by("index"))
+        if [d.index for d in deals] != list(range(tournament.deals_per_table)):
+            problems.append(f"{where}: expected deals 0..{tournament.deals_per_table - 1}")
+        for deal in deals:
+            deal.table = table
+            deal_count += 1
+            audit = deal_audit(deal=deal, engine=engine)
+            problems.extend(audit.problems)
+            deal_points.append(list(deal.points))
+        if not deal_points:
+            continue
+        scores = engine.match_scores(deal_points)
+        places = engine.places(scores)
+        seats = list(table.seats.order_by("position"))
+        if [s.score for s in seats] != scores or [s.place for s in seats] != places:
+            problems.append(
+                f"{where}: seats say scores {[s.score for s in seats]} places "
+                f"{[s.place for s in seats]}, the deals give {scores} and {places}"
+            )
+    return TournamentAudit(
+        tournament.pk, not problems, deal_count, table_count, tuple(problems), commitment_ok
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a tournament in this process (the demo, tests, management commands)
+# ---------------------------------------------------------------------------------------------
+
+
+def tournament_run_here(*, tournament: Tournament, worker: str = "inline") -> int:
+    """Play every table of a running tournament in this process, round after round, until
+    it is finished (the demo does this; workers do it in production). Returns tables played.
+    Tasks queued meanwhile find their tables done and do nothing."""
+    played = 0
+    while True:
+        tournament.refresh_from_db(fields=["status"])
+        if tournament.status != Tournament.Status.RUNNING:
+            return played
+        pending = list(
+            Table.objects.filter(tournament=tournament, status=Table.Status.PENDING)
+            .order_by("round__number", "number")
+            .values_list("pk", flat=True)
+        )
+        if not pending:
+            return played
+        for table_id in pending:
+            outcome = table_run(table_id=table_id, worker=worker, token=f"{worker}-{table_id}")
+            if outcome.outcome == "failed":
+                raise ApplicationError(f"table {table_id} failed: {outcome.detail}")
+            played += outcome.outcome == "recorded"

@@ -1,0 +1,104 @@
+"""``manage.py demo``: demo users, built-in bots as entries and a small finished tournament.
+
+``make run`` calls it before starting the web server, so a newcomer finds a finished tournament
+with its standings in the admin. It plays the tables in this process (no worker needed) and does
+nothing the second time, unless ``--again`` asks for one more tournament.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from tournaments import selectors, services
+from tournaments.models import Bot, BotVersion, Tournament
+
+DEMO_NAME = "Demo cup: Dame de pique"
+# (user, bot name, built-in bot)
+DEMO_BOTS = [
+    ("alice", "Alice's heuristic", "heuristic"),
+    ("bob", "Bob's heuristic", "heuristic"),
+    ("carol", "Carol's lowest", "lowest"),
+    ("dave", "Dave's lowest", "lowest"),
+    ("erin", "Erin's random", "random"),
+    ("frank", "Frank's random", "random"),
+    ("grace", "Grace's heuristic", "heuristic"),
+    ("heidi", "Heidi's random", "random"),
+]
+
+
+class Command(BaseCommand):
+    help = "Create demo users, built-in bots as entries and a small tournament, and play it."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--again", action="store_true", help="play one more demo tournament even if one exists"
+        )
+        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--deals", type=int, default=4, help="deals per table")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if getattr(settings, "PRODUCTION", False):
+            raise CommandError("the demo is for demo mode, not production")
+        existing = Tournament.objects.filter(
+            name__startswith=DEMO_NAME, status=Tournament.Status.FINISHED
+        ).first()
+        if existing is not None and not options["again"]:
+            self.stdout.write(f"Demo tournament: {existing} (id {existing.pk}), already played")
+            return
+        began = time.monotonic()
+        versions = self._demo_bots()
+        organiser = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+        if organiser is None:
+            organiser, _ = get_user_model().objects.get_or_create(username="organiser")
+        count = Tournament.objects.filter(name__startswith=DEMO_NAME).count()
+        with transaction.atomic():
+            tournament = services.tournament_create(
+                organiser=organiser,
+                name=DEMO_NAME if not count else f"{DEMO_NAME} #{count + 1}",
+                game="hearts",
+                preset="whisthub",
+                rounds=options["rounds"],
+                deals_per_table=options["deals"],
+                seating="swiss",
+            )
+            services.tournament_open(tournament=tournament)
+            for version in versions:
+                services.entry_register(
+                    tournament=tournament, version=version, user=version.bot.owner
+                )
+        services.tournament_start(tournament=tournament)
+        tables = services.tournament_run_here(tournament=tournament, worker="demo")
+        tournament.refresh_from_db()
+        self.stdout.write(
+            f"Demo tournament {tournament.name!r} (id {tournament.pk}): {tables} tables played "
+            f"in {time.monotonic() - began:.1f} s, {tournament.status}"
+        )
+        for row in selectors.standings_for_tournament(tournament=tournament)[:3]:
+            self.stdout.write(
+                f"  {row.rank}. {row.entry.version.label} ({float(row.points):g} points)"
+            )
+
+    def _demo_bots(self) -> list[BotVersion]:
+        users = get_user_model()
+        versions = []
+        for username, bot_name, builtin in DEMO_BOTS:
+            user, created = users.objects.get_or_create(username=username)
+            if created:
+                user.set_unusable_password()
+                user.save(update_fields=["password"])
+            bot = Bot.objects.filter(owner=user, name=bot_name).first()
+            if bot is None:
+                bot = services.bot_create(owner=user, name=bot_name, game="hearts")
+            version = (
+                bot.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
+            )
+            if version is None:
+                version = services.bot_version_create(bot=bot, builtin=builtin)
+            versions.append(version)
+        return versions

@@ -1,0 +1,338 @@
+"""Reads of the tournaments app: keyword-only functions that return rows or plain values.
+
+Views, serializers, the admin and services read through these; none of them writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from decimal import Decimal
+from fractions import Fraction
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+import games
+from games.base import JSON
+from tournaments import formats
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Deal,
+    Entry,
+    Rating,
+    RatingHistory,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments and standings
+# ---------------------------------------------------------------------------------------------
+
+
+def tournament_list(*, status: str | None = None, game: str | None = None) -> QuerySet[Tournament]:
+    qs = Tournament.objects.all()
+    if status:
+        qs = qs.filter(status=status)
+    if game:
+        qs = qs.filter(game=game)
+    return qs.annotate(entry_count=Count("entries", distinct=True))
+
+
+def tournament_lower_is_better(*, tournament: Tournament) -> bool:
+    return games.game_class(tournament.game).lower_is_better
+
+
+def tournament_place_points(*, tournament: Tournament) -> tuple[int, ...]:
+    if tournament.place_points:
+        return tuple(int(p) for p in tournament.place_points)
+    return formats.default_place_points(tournament.table_size)
+
+
+def _fraction(value: Decimal | None) -> Fraction:
+    return Fraction(value) if value is not None else Fraction(0)
+
+
+def tournament_outcomes(
+    *, tournament: Tournament, before_round: int | None = None
+) -> list[formats.TableOutcome]:
+    """Every recorded table (of the rounds before ``before_round``, if given) as the formats
+    see it. Place points are recomputed exactly from the places; duplicate matchpoints are read
+    from the seats (multiples of 1/2, stored exactly)."""
+    tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
+    if before_round is not None:
+        tables = tables.filter(round__number__lt=before_round)
+    tables = tables.select_related("round").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.order_by("position"))
+    )
+    scale = tournament_place_points(tournament=tournament)
+    outcomes = []
+    for table in tables.order_by("round__number", "number"):
+        seats = list(table.seats.all())
+        if any(s.place is None or s.score is None for s in seats):
+            continue
+        places = tuple(int(s.place or 0) for s in seats)
+        if tournament.duplicate:
+            if any(s.points is None for s in seats):
+                continue  # the round is not closed yet: matchpoints come when it is
+            points = tuple(_fraction(s.points) for s in seats)
+        else:
+            points = tuple(formats.table_points(places, scale))
+        outcomes.append(
+            formats.TableOutcome(
+                round_number=table.round.number,
+                table_number=table.number,
+                seats=tuple(s.entry_id for s in seats),
+                scores=tuple(int(s.score or 0) for s in seats),
+                places=places,
+                points=points,
+            )
+        )
+    return outcomes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StandingRow:
+    """A line of the standings, with its entry."""
+
+    entry: Entry
+    rank: int | None
+    points: Fraction
+    relative_score: Fraction
+    head_to_head: int
+    tables: int
+    total_score: int
+    places: tuple[int, ...]
+    ranked: bool
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "entry": self.entry.pk,
+            "bot": self.entry.version.bot.name,
+            "version": self.entry.version.number,
+            "owner": self.entry.user.get_username(),
+            "rank": self.rank,
+            "points": float(self.points),
+            "points_exact": str(self.points),
+            "relative_score": float(self.relative_score),
+            "head_to_head": self.head_to_head,
+            "tables": self.tables,
+            "total_score": self.total_score,
+            "places": list(self.places),
+            "ranked": self.ranked,
+            "withdrawn": self.entry.withdrawn,
+            "disqualified": self.entry.disqualified,
+        }
+
+
+def standings_for_tournament(*, tournament: Tournament) -> list[StandingRow]:
+    """The standings so far (final once the tournament is finished): points, then total
+    score relative to the table averages, then head-to-head, then the seeded draw.
+    Withdrawn and disqualified entries are listed last, without a rank."""
+    entries = {
+        e.pk: e
+        for e in Entry.objects.filter(tournament=tournament).select_related("version__bot", "user")
+    }
+    lines = formats.standings(
+        entries=list(entries),
+        outcomes=tournament_outcomes(tournament=tournament),
+        seed=tournament.seed_int,
+        lower_is_better=tournament_lower_is_better(tournament=tournament),
+        unranked=[pk for pk, e in entries.items() if not e.active],
+    )
+    return [
+        StandingRow(
+            entry=entries[line.entry],
+            rank=line.rank,
+            points=line.points,
+            relative_score=line.relative_score,
+            head_to_head=line.head_to_head,
+            tables=line.tables,
+            total_score=line.total_score,
+            places=line.places,
+            ranked=line.ranked,
+        )
+        for line in lines
+    ]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Progress:
+    """Tables done of total, by status, and the round being played."""
+
+    tables_total: int
+    tables_done: int
+    tables_running: int
+    tables_pending: int
+    tables_failed: int
+    current_round: int
+    rounds: int
+
+    @property
+    def fraction(self) -> float:
+        return self.tables_done / self.tables_total if self.tables_total else 0.0
+
+    def __str__(self) -> str:
+        done, total = self.tables_done, self.tables_total
+        return f"round {self.current_round}/{self.rounds}, {done}/{total} tables"
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "tables_total": self.tables_total,
+            "tables_done": self.tables_done,
+            "tables_running": self.tables_running,
+            "tables_pending": self.tables_pending,
+            "tables_failed": self.tables_failed,
+            "current_round": self.current_round,
+            "rounds": self.rounds,
+        }
+
+
+def tournament_progress(*, tournament: Tournament) -> Progress:
+    """How far a tournament is: its tables by status. The total counts the tables of the
+    rounds still to seat, estimated from the tables of the current round."""
+    counts = Table.objects.filter(tournament=tournament).aggregate(
+        total=Count("pk"),
+        done=Count("pk", filter=Q(status=Table.Status.DONE)),
+        running=Count("pk", filter=Q(status=Table.Status.RUNNING)),
+        pending=Count("pk", filter=Q(status=Table.Status.PENDING)),
+        failed=Count("pk", filter=Q(status=Table.Status.FAILED)),
+    )
+    total = counts["total"]
+    seated_rounds = tournament.current_round
+    if seated_rounds and tournament.status == Tournament.Status.RUNNING:
+        per_round = Table.objects.filter(tournament=tournament, round__number=seated_rounds).count()
+        total += per_round * max(0, tournament.rounds - seated_rounds)
+    return Progress(
+        tables_total=total,
+        tables_done=counts["done"],
+        tables_running=counts["running"],
+        tables_pending=counts["pending"],
+        tables_failed=counts["failed"],
+        current_round=tournament.current_round,
+        rounds=tournament.rounds,
+    )
+
+
+def round_tables(*, round: Round) -> QuerySet[Table]:
+    return (
+        Table.objects.filter(round=round)
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("entry__version__bot").order_by("position"),
+            )
+        )
+        .order_by("number")
+    )
+
+
+def tournament_rounds(*, tournament: Tournament) -> QuerySet[Round]:
+    return Round.objects.filter(tournament=tournament).order_by("number")
+
+
+def entry_tables(*, entry: Entry) -> QuerySet[Table]:
+    return (
+        Table.objects.filter(seats__entry=entry)
+        .select_related("round")
+        .order_by("round__number", "number")
+        .distinct()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables, deals and replays
+# ---------------------------------------------------------------------------------------------
+
+
+def deals_visible(*, table: Table) -> bool:
+    """Whether a table's deals may be shown to the public: once its round is over (in
+    duplicate play the other tables of the round play the same cards until then)."""
+    if table.status != Table.Status.DONE:
+        return False
+    if not table.tournament.duplicate:
+        return True
+    return table.round.status == Round.Status.DONE
+
+
+def table_log(*, table: Table) -> dict[str, JSON]:
+    """The complete replay log of a recorded table (games.log format v1 with the judge's
+    times, faults and seat summary), rebuilt from its rows."""
+    if table.result is None:
+        raise ValueError(f"{table} has no recorded result")
+    header = dict(table.result.get("replay_header", {}))
+    header["deals"] = [deal.log for deal in Deal.objects.filter(table=table).order_by("index")]
+    return header
+
+
+def deal_replay(*, deal: Deal) -> dict[str, JSON]:
+    """A one-deal replay: the table's header (game, preset, options, seats) and this deal,
+    with its tricks, for a viewer."""
+    table = deal.table
+    header = dict((table.result or {}).get("replay_header", {}))
+    for key in ("totals", "scores", "places"):
+        header.pop(key, None)
+    header["deals"] = [deal.log]
+    header["tricks"] = [
+        {"leader": t.leader, "cards": t.cards, "winner": t.winner, "points": t.points}
+        for t in deal.tricks.order_by("number")
+    ]
+    header["seats"] = [
+        {
+            "position": seat.position,
+            "entry": seat.entry_id,
+            "bot": seat_label(seat=seat),
+            "house": seat.is_house,
+            "substitute": seat.substitute,
+        }
+        for seat in table.seats.select_related("entry__version__bot").order_by("position")
+    ]
+    return header
+
+
+def seat_label(*, seat: Seat) -> str:
+    if seat.entry is not None and not seat.substitute:
+        return seat.entry.version.label
+    if seat.entry is not None:
+        return f"house:{seat.house_bot} for {seat.entry.version.label}"
+    return f"house:{seat.house_bot}"
+
+
+def table_seats(*, table: Table) -> QuerySet[Seat]:
+    return table.seats.select_related("entry__version__bot", "entry__user").order_by("position")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots and ratings
+# ---------------------------------------------------------------------------------------------
+
+
+def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
+    return bot.versions.order_by("-number").defer("content")
+
+
+def ready_versions(*, game: str | None = None) -> QuerySet[BotVersion]:
+    qs = BotVersion.objects.filter(status=BotVersion.Status.READY).select_related("bot")
+    if game:
+        qs = qs.filter(bot__game=game)
+    return qs.defer("content")
+
+
+def rating_leaderboard(*, family: str) -> QuerySet[Rating]:
+    return Rating.objects.filter(family=family).select_related("bot__owner").order_by("-ordinal")
+
+
+def rating_history(*, bot: Bot, family: str) -> QuerySet[RatingHistory]:
+    return RatingHistory.objects.filter(rating__bot=bot, rating__family=family).order_by("pk")
+
+
+def fault_counts(*, tournament: Tournament) -> dict[int, int]:
+    """Faults per entry over a tournament."""
+    counts: dict[int, int] = defaultdict(int)
+    for seat in Seat.objects.filter(table__tournament=tournament, entry__isnull=False):
+        if seat.entry_id is not None:
+            counts[seat.entry_id] += seat.faults
+    return dict(counts)
