@@ -824,7 +824,7 @@ class DutchState(State):
         jack: JSON = None
         if phase == _JACK_SECOND:
             jack = {"seat": self._jack[0], "slot": self._jack[1]}
-        return {
+        obs: dict[str, JSON] = {
             "game": "dutch",
             "deal_index": self.deal_index,
             "seat": seat,
@@ -848,6 +848,9 @@ class DutchState(State):
             "jack": jack,
             "history": list[JSON](self.public_history()),
         }
+        if phase == _OVER:
+            obs["points"] = list[JSON](self.points())
+        return obs
 
     def deal_record(self) -> dict[str, JSON]:
         record: dict[str, JSON] = {
@@ -1022,23 +1025,27 @@ class DutchGame(Game[DutchRules]):
         hands: Sequence[Sequence[str | int]] | None = None,
         *,
         stock: Sequence[str | int] | None = None,
+        reshuffle_seed: int = 0,
     ) -> DutchState:
         """A round from (seed, deal_index): ``shuffled(52 * decks, seed=, deal_index=)`` (purpose
         ``"deal"``), card ``i < players * slots`` of it to seat ``i % players``, slot
         ``i // players``, the rest the stock top first (its top card turned up).
 
         Or an explicit layout: ``hands`` (cards per seat, any number, names or ids) and
-        ``stock`` (top first, its first card turned up; unnamed cards follow in id order);
-        ``seed`` then only drives reshuffles (0 if None) and the deal is recorded without one.
-        Seat ``deal_index % players`` plays first."""
+        ``stock`` (top first, its first card turned up; unnamed cards follow in id order),
+        recorded without a seed; its reshuffles use ``reshuffle_seed`` (a seeded round's use
+        its seed). Seat ``deal_index % players`` plays first."""
         if isinstance(deal_index, bool) or not isinstance(deal_index, int) or deal_index < 0:
             raise GameError(f"a deal index is a non-negative integer, not {deal_index!r}")
         rules = self.rules
         if hands is not None:
+            if seed is not None:
+                raise GameError("give a seed or explicit hands, not both")
+            if not _is_id(reshuffle_seed) or reshuffle_seed < 0:
+                raise GameError(f"a reshuffle seed is a non-negative integer: {reshuffle_seed!r}")
             ids, rest = _layout(rules, hands, stock)
-            reshuffle = 0 if seed is None else seed
             return DutchState(
-                self, deal_index, seed=None, reshuffle_seed=reshuffle, hands=ids, stock=rest
+                self, deal_index, seed=None, reshuffle_seed=reshuffle_seed, hands=ids, stock=rest
             )
         if stock is not None:
             raise GameError("an explicit stock needs explicit hands")
@@ -1072,7 +1079,7 @@ class DutchGame(Game[DutchRules]):
         try:
             state = self.new_deal(
                 deal_index,
-                seed=reshuffle,
+                reshuffle_seed=reshuffle,
                 hands=[[c for c in h if isinstance(c, int)] for h in hands if isinstance(h, list)],
                 stock=[c for c in stock if isinstance(c, int)],
             )

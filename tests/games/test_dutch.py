@@ -41,11 +41,12 @@ def deal(
     stock: Sequence[str | int],
     *,
     deal_index: int = 0,
-    seed: int | None = None,
+    reshuffle_seed: int = 0,
     **overrides: object,
 ) -> DutchState:
     overrides.setdefault("players", len(hands))
-    return dutch(**overrides).new_deal(deal_index, seed=seed, hands=hands, stock=stock)
+    game = dutch(**overrides)
+    return game.new_deal(deal_index, hands=hands, stock=stock, reshuffle_seed=reshuffle_seed)
 
 
 def cid(name: str, deck: int = 0) -> int:
@@ -159,11 +160,13 @@ def test_deal_record_rebuilds_the_start_exactly() -> None:
     game = dutch(players=3)
     for state in (
         game.new_deal(1, seed=9),
-        game.new_deal(2, seed=4, hands=FILLER[:3], stock=["9S", "8S"]),
+        game.new_deal(2, hands=FILLER[:3], stock=["9S", "8S"], reshuffle_seed=4),
     ):
         rebuilt = game.deal_from_record(state.deal_index, state.deal_record())
         assert snapshot(rebuilt) == snapshot(state)
-    explicit = game.new_deal(2, seed=4, hands=FILLER[:3], stock=["9S", "8S"]).deal_record()
+    explicit = game.new_deal(
+        2, hands=FILLER[:3], stock=["9S", "8S"], reshuffle_seed=4
+    ).deal_record()
     assert explicit["seed"] is None
     assert explicit["reshuffle_seed"] == 4
     with pytest.raises(LogError):
@@ -187,6 +190,8 @@ def test_explicit_layout_takes_names_ids_and_fills_the_stock() -> None:
         dutch(players=3).new_deal(hands=[[], []])
     with pytest.raises(GameError, match="seed or explicit hands"):
         dutch().new_deal()
+    with pytest.raises(GameError, match="not both"):
+        dutch(players=2).new_deal(0, seed=1, hands=[[], []])
     assert state.discard_pile() == [cid("9S")]
     # Every card not named lies under the named stock, in ascending id order.
     assert len(state.all_cards()) == 104
@@ -523,7 +528,7 @@ def test_an_empty_stock_is_refilled_from_the_discard_pile_but_its_top_card() -> 
         [*table[:18], "9C", "9D", "9H", "JC", "JD", "JH"],
         [*table[18:], "QC", "QD", "QH", "AC", "AD", "AH"],
     ]
-    state = deal(hands, ["9S", "JS", "QS", "AS"], seed=5, decks=1)
+    state = deal(hands, ["9S", "JS", "QS", "AS"], reshuffle_seed=5, decks=1)
     assert len(state.stock_cards()) == 3
     # Three turns draw the three stock cards and decline their effects.
     act(state, 0, "draw", "discard", "pass")  # JS
