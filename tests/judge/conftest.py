@@ -13,6 +13,7 @@ import pytest
 
 import games
 from judge import BotSpec, Limits, TableResult, run_table
+from judge.runner import SDK_DIR
 
 FAKEBOTS = Path(__file__).resolve().parent / "fakebots"
 
@@ -78,6 +79,7 @@ def play(
     sandbox: str = "none",
     deals: int | None = None,
     fill: str = "builtin:lowest",
+    sdk_dir: Path | None = SDK_DIR,
 ) -> TableResult:
     """A table of these bots (the other seats: ``fill``), checked for the invariants every
     table must hold whatever its bots did."""
@@ -91,6 +93,7 @@ def play(
         limits=limits,
         sandbox=sandbox,  # type: ignore[arg-type]
         deals=deals,
+        sdk_dir=sdk_dir,
     )
     verdict = games.verify(result.log)
     assert verdict.ok, verdict
