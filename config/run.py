@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -23,6 +24,7 @@ from types import FrameType
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 GRACE_SECONDS = 15.0
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -71,6 +73,7 @@ class Supervisor:
             cwd=BASE_DIR,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
             start_new_session=True,
+            preexec_fn=_terminate_with_parent,
         )
 
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
@@ -104,6 +107,13 @@ class Supervisor:
             _group_exists(child.pid) for child in self.children.values()
         ):
             time.sleep(0.05)
+
+
+def _terminate_with_parent() -> None:
+    """In the child, before exec: get SIGTERM if the supervisor dies without stopping us."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _group_exists(pgid: int) -> bool:
@@ -157,14 +167,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     _prepare()
     from django.conf import settings
 
-    python = sys.executable
     supervisor = Supervisor()
     signal.signal(signal.SIGINT, supervisor.request_stop)
     signal.signal(signal.SIGTERM, supervisor.request_stop)
-    supervisor.start(
-        "web",
-        [python, "manage.py", "runserver", f"{args.host}:{args.port}", "--noreload"],
-    )
+    # Whatever happens (our output may go to a pipe that dies with the terminal), stop both.
+    try:
+        exited = _serve(supervisor, args.host, args.port, Path(settings.VAR_DIR))
+    finally:
+        supervisor.stop()
+    return 1 if exited is not None else 0
+
+
+def _say(message: str, *, error: bool = False) -> None:
+    with contextlib.suppress(OSError):
+        print(message, file=sys.stderr if error else sys.stdout, flush=True)
+
+
+def _serve(supervisor: Supervisor, host: str, port: int, var_dir: Path) -> str | None:
+    """Start the web server and the worker; return when told to stop (None) or one exits."""
+    python = sys.executable
+    supervisor.start("web", [python, "manage.py", "runserver", f"{host}:{port}", "--noreload"])
     supervisor.start(
         "worker",
         [
@@ -172,29 +194,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--loglevel", "INFO",
             "--hostname", "tapis-demo@%h",
             "--without-gossip", "--without-mingle",
-            "--beat", "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule"),
+            "--beat", "--schedule", str(var_dir / "celerybeat-schedule"),
         ],
     )  # fmt: skip
 
-    if _wait_until_ready(supervisor, args.host, args.port, timeout=30.0):
-        url = f"http://{args.host}:{args.port}"
-        password_file = Path(settings.VAR_DIR) / "demo_admin_password"
-        print(
+    if _wait_until_ready(supervisor, host, port, timeout=30.0):
+        url = f"http://{host}:{port}"
+        _say(
             "\n"
             f"Tapis is running (Ctrl-C stops it):\n"
             f"  site    {url}/\n"
-            f"  admin   {url}/admin/  (user admin, password in {password_file})\n"
-            f"  health  {url}/healthz\n",
-            flush=True,
+            f"  admin   {url}/admin/  (user admin, password in {var_dir / 'demo_admin_password'})\n"
+            f"  health  {url}/healthz\n"
         )
 
     exited = supervisor.wait()
     if exited is not None:
-        print(f"The {exited} process exited: stopping the others.", file=sys.stderr)
+        _say(f"The {exited} process exited: stopping the others.", error=True)
     else:
-        print("\nStopping Tapis...", flush=True)
-    supervisor.stop()
-    return 1 if exited is not None else 0
+        _say("\nStopping Tapis...")
+    return exited
 
 
 if __name__ == "__main__":
