@@ -20,6 +20,7 @@ from tournaments.models import (
     BotVersion,
     Deal,
     Entry,
+    Fault,
     Rating,
     RatingHistory,
     Round,
@@ -336,3 +337,87 @@ def fault_counts(*, tournament: Tournament) -> dict[int, int]:
         if seat.entry_id is not None:
             counts[seat.entry_id] += seat.faults
     return dict(counts)
+
+
+# --- used by the API ---------------------------------------------------------------------------
+# Reads the REST API (api/views.py) needs, each with the joins that keep its query count
+# constant whatever the number of rows.
+
+
+def bot_list(*, owner: object) -> QuerySet[Bot]:
+    """The bots of ``owner``, by name."""
+    return Bot.objects.filter(owner=owner).select_related("owner").order_by("name", "pk")
+
+
+def bot_version_content(*, version: BotVersion) -> bytes:
+    """The uploaded file of a version, as uploaded."""
+    return bytes(BotVersion.objects.values_list("content", flat=True).get(pk=version.pk))
+
+
+def bot_rating_history(*, bot: Bot, family: str | None = None) -> QuerySet[RatingHistory]:
+    """A bot's rating after each rated table, oldest first (every family unless one is named)."""
+    qs = RatingHistory.objects.filter(rating__bot=bot).select_related("rating")
+    if family is not None:
+        qs = qs.filter(rating__family=family)
+    return qs.order_by("created_at", "pk")
+
+
+def tournament_entries(*, tournament: Tournament) -> QuerySet[Entry]:
+    return (
+        Entry.objects.filter(tournament=tournament)
+        .select_related("version__bot", "user")
+        .defer("version__content")
+        .order_by("pk")
+    )
+
+
+def tournament_tables(
+    *, tournament: Tournament, round_number: int | None = None
+) -> QuerySet[Table]:
+    """The tables of a tournament (of one round if given) with their seats and bots."""
+    qs = Table.objects.filter(tournament=tournament)
+    if round_number is not None:
+        qs = qs.filter(round__number=round_number)
+    return (
+        qs.select_related("round")
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("entry__version__bot")
+                .defer("entry__version__content", "log")
+                .order_by("position"),
+            )
+        )
+        .order_by("round__number", "number")
+    )
+
+
+def table_get(*, table_id: int) -> Table:
+    """A table with its tournament, round, seats and faults (DoesNotExist if there is none)."""
+    return (
+        Table.objects.select_related("tournament", "round")
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("entry__version__bot")
+                .defer("entry__version__content", "log")
+                .order_by("position"),
+            ),
+            Prefetch("fault_set", queryset=Fault.objects.order_by("pk")),
+        )
+        .get(pk=table_id)
+    )
+
+
+def table_deal_points(*, table: Table) -> QuerySet[Deal, dict[str, object]]:
+    """Each deal of a table: id, index, points, decisions and faults (no log)."""
+    return (
+        Deal.objects.filter(table=table)
+        .order_by("index")
+        .values("id", "index", "points", "decisions", "faults")
+    )
+
+
+def deal_get(*, deal_id: int) -> Deal:
+    """A deal with its table, round and tournament (DoesNotExist if there is none)."""
+    return Deal.objects.select_related("table__tournament", "table__round").get(pk=deal_id)
