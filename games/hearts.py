@@ -1029,7 +1029,12 @@ def _parse_deal_card(name: object) -> Card:
     if not isinstance(name, str):
         raise GameError(f"a card is a name such as 'QS', not {name!r}")
     card = CARD_IDS.get(name)
-    return parse_card(name) if card is None else card
+    if card is not None:
+        return card
+    try:
+        return parse_card(name)
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
 
 
 def _leftover(names: Sequence[str], rest: list[Card], what: str) -> list[Card]:
