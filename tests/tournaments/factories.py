@@ -15,7 +15,7 @@ from tournaments.models import Bot, BotVersion, Entry, Tournament
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
@@ -24,7 +24,7 @@ class UserFactory(factory.django.DjangoModelFactory):
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.org")
 
 
-class BotFactory(factory.django.DjangoModelFactory):
+class BotFactory(factory.django.DjangoModelFactory[Bot]):
     class Meta:
         model = Bot
 
@@ -33,7 +33,7 @@ class BotFactory(factory.django.DjangoModelFactory):
     game = "hearts"
 
 
-class BuiltinVersionFactory(factory.django.DjangoModelFactory):
+class BuiltinVersionFactory(factory.django.DjangoModelFactory[BotVersion]):
     """A ready version running a built-in bot (trusted, no validation)."""
 
     class Meta:
@@ -81,7 +81,7 @@ def make_tournament(
         "startup_seconds": 10.0,
     }
     settings.update(kwargs)
-    user: User = organiser or UserFactory()  # type: ignore[assignment]
+    user = organiser or UserFactory.create()
     tournament = services.tournament_create(organiser=user, **settings)
     if open_it:
         services.tournament_open(tournament=tournament)
@@ -94,8 +94,7 @@ def enter(tournament: Tournament, version: BotVersion) -> Entry:
 
 def enter_builtins(tournament: Tournament, names: list[str]) -> list[Entry]:
     """One entry per name, each a built-in bot of its own user."""
-    versions: list[BotVersion] = [
-        BuiltinVersionFactory(builtin=name, bot__game=tournament.game)  # type: ignore[misc]
-        for name in names
+    versions = [
+        BuiltinVersionFactory.create(builtin=name, bot__game=tournament.game) for name in names
     ]
     return [enter(tournament, version) for version in versions]

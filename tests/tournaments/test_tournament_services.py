@@ -8,6 +8,7 @@ import threading
 from collections import defaultdict
 from datetime import timedelta
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -87,40 +88,40 @@ def test_a_new_tournament_publishes_the_commitment_and_keeps_its_seed_secret() -
 
 def test_registration_rules() -> None:
     tournament = make_tournament(open_it=False)
-    version = BuiltinVersionFactory()
+    version = BuiltinVersionFactory.create()
     with pytest.raises(ApplicationError, match="registration is closed"):
         enter(tournament, version)
     services.tournament_open(tournament=tournament)
     entry = enter(tournament, version)
     assert entry.user == version.bot.owner
     # One entry per user unless allowed; never the same version twice.
-    other = BuiltinVersionFactory(bot__owner=version.bot.owner)
+    other = BuiltinVersionFactory.create(bot__owner=version.bot.owner)
     with pytest.raises(ApplicationError, match="one entry per user"):
         enter(tournament, other)
     with pytest.raises(ApplicationError, match="already entered"):
         enter(tournament, version)
     # Only ready versions of the tournament's game, and only one's own bots.
-    pending = file_version(BotFactory(), "first_legal", status=BotVersion.Status.PENDING)
+    pending = file_version(BotFactory.create(), "first_legal", status=BotVersion.Status.PENDING)
     with pytest.raises(ApplicationError, match="only a ready version"):
         enter(tournament, pending)
-    roi_bot = BuiltinVersionFactory(bot__game="roi")
+    roi_bot = BuiltinVersionFactory.create(bot__game="roi")
     with pytest.raises(ApplicationError, match="plays roi"):
         enter(tournament, roi_bot)
-    stranger = UserFactory()
+    stranger = UserFactory.create()
     with pytest.raises(ApplicationError, match="your own bots"):
         services.entry_register(
-            tournament=tournament, version=BuiltinVersionFactory(), user=stranger
+            tournament=tournament, version=BuiltinVersionFactory.create(), user=stranger
         )
     # The registration window.
     late = make_tournament(registration_closes_at=timezone.now() - timedelta(minutes=1))
     with pytest.raises(ApplicationError, match="registration has closed"):
-        enter(late, BuiltinVersionFactory())
+        enter(late, BuiltinVersionFactory.create())
 
 
 def test_several_entries_per_user_when_allowed() -> None:
     tournament = make_tournament(allow_multiple_entries=True)
-    first = BuiltinVersionFactory()
-    second = BuiltinVersionFactory(bot__owner=first.bot.owner, builtin="lowest")
+    first = BuiltinVersionFactory.create()
+    second = BuiltinVersionFactory.create(bot__owner=first.bot.owner, builtin="lowest")
     enter(tournament, first)
     enter(tournament, second)
     assert tournament.entries.count() == 2
@@ -376,7 +377,7 @@ def test_the_audit_finds_a_tampered_row() -> None:
 # --- tables: claim, record, sweep -------------------------------------------------------------
 
 
-def _started(entries: int = 8, **kwargs: object) -> Tournament:
+def _started(entries: int = 8, **kwargs: Any) -> Tournament:
     tournament = make_tournament(**kwargs)
     enter_builtins(tournament, EIGHT[:entries])
     services.tournament_start(tournament=tournament)
@@ -503,9 +504,9 @@ def test_a_cancelled_tournament_records_nothing() -> None:
 def test_a_faulty_bot_never_stops_a_tournament() -> None:
     tournament = make_tournament(rounds=2, deals_per_table=2, max_faults=2)
     entries = enter_builtins(tournament, ["heuristic", "lowest", "random", "random", "lowest"])
-    illegal = enter(tournament, file_version(BotFactory(), "illegal"))
-    crash = enter(tournament, file_version(BotFactory(), "crash"))
-    good = enter(tournament, file_version(BotFactory(), "first_legal"))
+    illegal = enter(tournament, file_version(BotFactory.create(), "illegal"))
+    crash = enter(tournament, file_version(BotFactory.create(), "crash"))
+    good = enter(tournament, file_version(BotFactory.create(), "first_legal"))
     play(tournament)
 
     assert tournament.status == Tournament.Status.FINISHED
@@ -542,7 +543,7 @@ def test_a_withdrawn_entry_is_played_by_a_house_bot_and_flagged() -> None:
     assert rows[-1].entry == entry
     assert rows[-1].rank is None
     assert [row.rank for row in rows[:-1]] == list(range(1, 8))
-    table_log = selectors.table_log(table=seat.table)
+    table_log: Any = selectors.table_log(table=seat.table)
     assert table_log["judge"]["seats"][seat.position]["bot"] == "house:heuristic"
 
 
@@ -572,7 +573,7 @@ def test_selectors_rebuild_a_verifiable_replay_log() -> None:
     assert games.verify(log).ok
     assert log["seed"] == table.deal_seed
     deal = table.deals.get(index=1)
-    replay = selectors.deal_replay(deal=deal)
+    replay: Any = selectors.deal_replay(deal=deal)
     assert replay["deals"] == [deal.log]
     assert len(replay["tricks"]) == 13
     assert deal.passes is not None
@@ -583,7 +584,7 @@ def test_selectors_rebuild_a_verifiable_replay_log() -> None:
 
 
 def test_a_builtin_version_is_ready_at_once_and_versions_are_numbered() -> None:
-    bot = services.bot_create(owner=UserFactory(), name="Mine", game="hearts")
+    bot = services.bot_create(owner=UserFactory.create(), name="Mine", game="hearts")
     first = services.bot_version_create(bot=bot, builtin="heuristic")
     second = services.bot_version_create(bot=bot, builtin="lowest")
     assert (first.number, second.number) == (1, 2)
@@ -595,7 +596,7 @@ def test_a_builtin_version_is_ready_at_once_and_versions_are_numbered() -> None:
 
 
 def test_an_upload_is_checked_then_validated_in_the_sandbox() -> None:
-    bot = services.bot_create(owner=UserFactory(), name="Uploaded", game="hearts")
+    bot = services.bot_create(owner=UserFactory.create(), name="Uploaded", game="hearts")
     with pytest.raises(ApplicationError, match=r"\.py file or a \.zip"):
         services.bot_version_create(bot=bot, content=b"x", filename="bot.exe")
     with pytest.raises(ApplicationError, match="zip"):
@@ -614,7 +615,7 @@ def test_an_upload_is_checked_then_validated_in_the_sandbox() -> None:
 
 
 def test_a_bot_that_plays_illegal_cards_is_rejected_with_a_reason() -> None:
-    bot = services.bot_create(owner=UserFactory(), name="Cheat", game="hearts")
+    bot = services.bot_create(owner=UserFactory.create(), name="Cheat", game="hearts")
     source = (file_version.__globals__["BOTS_DIR"] / "illegal.py").read_bytes()
     version = services.bot_version_create(bot=bot, content=source, filename="illegal.py")
     version = services.bot_version_validate(version_id=version.pk)
