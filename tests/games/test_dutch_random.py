@@ -201,22 +201,39 @@ def test_legal_actions_are_in_the_documented_order() -> None:
             state.apply_action(choose(rng, state, legal, 0.1))
 
 
-def seen_ids(value: JSON) -> set[int]:
-    """The ids of every card shown in a JSON value."""
-    found: set[int] = set()
-    if isinstance(value, dict):
-        card_id = value.get("id")
-        if isinstance(card_id, int) and "card" in value:
-            found.add(card_id)
-        for item in value.values():
-            found |= seen_ids(item)
-    elif isinstance(value, list):
-        for item in value:
-            found |= seen_ids(item)
-    return found
+def play_and_watch(
+    state: DutchState, observer: int, rng: random.Random, call: float
+) -> tuple[list[dict[str, JSON]], set[int], set[int]]:
+    """Play a round at random; return the observer's observation before every action and at
+    the end, the cards the rules let it see, and the cards only other seats saw privately.
+
+    What the observer may see is worked out from the referee's view, not from observations:
+    every card that reaches the discard pile, every card shown by a claim, and the cards it
+    drew or peeked at itself."""
+    observations = []
+    seen = set(state.discard_pile())
+    private: set[int] = set()  # drawn or peeked at by another seat
+    while True:
+        observations.append(state.observation(observer))
+        if state.is_terminal():
+            return observations, seen, private - seen
+        seat = state.current_player()
+        action = choose(rng, state, state.legal_actions(), call)
+        assert isinstance(action, str)
+        verb, *numbers = action.split(":")
+        if verb == "claim":
+            card = state.slots(seat)[int(numbers[0])]
+            assert card is not None
+            seen.add(card)
+        state.apply_action(action)
+        seen.update(state.discard_pile())
+        if verb == "draw" or verb == "peek":
+            card = state.held() if verb == "draw" else state.slots(seat)[int(numbers[0])]
+            assert card is not None
+            (seen if seat == observer else private).add(card)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     players=st.integers(2, 10),
@@ -227,32 +244,24 @@ def seen_ids(value: JSON) -> set[int]:
 def test_cards_a_player_never_saw_do_not_change_its_observations(
     seed: int, players: int, decks: int, call: float, data: st.DataObject
 ) -> None:
-    """Play a round; swap two cards the observer never saw (in the deal), replay the same
-    actions: every action stays legal and the observer's observations are identical."""
+    """Play a round; swap two cards of different ranks that the observer never saw (in the
+    deal), replay the same actions: every action stays legal and every observation of the
+    observer is identical. Cards other seats saw privately are chosen first."""
     observer = data.draw(st.integers(0, players - 1))
     game = dutch(players=players, decks=decks)
     state = game.new_deal(2, seed=seed)
-    rng = random.Random(seed)
-    observations = []
-    seen: set[int] = set()
-    while True:
-        obs = state.observation(observer)
-        observations.append(obs)
-        seen |= seen_ids(obs)
-        if state.is_terminal():
-            break
-        state.apply_action(choose(rng, state, state.legal_actions(), call))
+    observations, seen, private = play_and_watch(state, observer, random.Random(seed), call)
     record = state.deal_record()
     hands, stock = record["hands"], record["stock"]
     assert isinstance(hands, list)
     assert isinstance(stock, list)
     rows = [[c for c in h if isinstance(c, int)] for h in hands if isinstance(h, list)]
     rows.append([c for c in stock if isinstance(c, int)])
-    # Prefer cards in the players' slots (others may see them; the observer must not learn).
+    # Cards seen privately by others first, then cards dealt to slots, then the stock.
     places = [(r, k) for r, row in enumerate(rows) for k, c in enumerate(row) if c not in seen]
-    places.sort(key=lambda place: place[0] == len(rows) - 1)
-    assume(len(places) >= 2)
-    (r1, k1) = places[0]
+    places.sort(key=lambda p: (rows[p[0]][p[1]] not in private, p[0] == len(rows) - 1))
+    assume(places)
+    r1, k1 = places[0]
     second = [p for p in places[1:] if rows[p[0]][p[1]] % 13 != rows[r1][k1] % 13]
     assume(second)
     r2, k2 = data.draw(st.sampled_from(second))
