@@ -1310,3 +1310,76 @@ def tournament_run_here(*, tournament: Tournament, worker: str = "inline") -> in
             if outcome.outcome == "failed":
                 raise ApplicationError(f"table {table_id} failed: {outcome.detail}")
             played += outcome.outcome == "recorded"
+
+
+# --- used by the API ---------------------------------------------------------------------------
+
+TOURNAMENT_SETTINGS = (
+    "name",
+    "game",
+    "preset",
+    "options",
+    "table_size",
+    "rounds",
+    "deals_per_table",
+    "seating",
+    "duplicate",
+    "place_points",
+    "decision_seconds",
+    "bank_seconds",
+    "startup_seconds",
+    "max_faults",
+    "house_bot",
+    "allow_multiple_entries",
+    "registration_opens_at",
+    "registration_closes_at",
+)
+# Settings whose change makes the stored place points (one per seat) meaningless.
+_SEATING_SETTINGS = frozenset({"game", "preset", "options", "table_size"})
+
+
+def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
+    """Change the settings of a tournament that has not started (draft or open).
+
+    The new settings are checked exactly as :func:`tournament_create` checks them (it is run
+    on them inside a savepoint that is rolled back); the seed and its commitment do not
+    change. The game cannot change once bots are entered; place points go back to the
+    default when the game, preset, options or table size change without new ones."""
+    unknown = sorted(set(changes) - set(TOURNAMENT_SETTINGS))
+    if unknown:
+        raise ApplicationError(
+            f"unknown tournament settings: {', '.join(unknown)}",
+            code="invalid",
+            extra={"field": unknown[0]},
+        )
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+            raise ApplicationError(
+                f"the tournament is {locked.status}; only a draft or open one can change",
+                code="status",
+                extra={"status": locked.status},
+            )
+        if (
+            changes.get("game", locked.game) != locked.game
+            and Entry.objects.filter(tournament=locked).exists()
+        ):
+            raise ApplicationError(
+                "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
+            )
+        settings: dict[str, Any] = {name: getattr(locked, name) for name in TOURNAMENT_SETTINGS}
+        if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
+            settings["place_points"] = None
+        if changes.get("game", locked.game) != locked.game and "preset" not in changes:
+            settings["preset"] = None
+        settings.update(changes)
+        savepoint = transaction.savepoint()
+        try:
+            probe = tournament_create(organiser=locked.organiser, **settings)
+        finally:
+            transaction.savepoint_rollback(savepoint)
+        for name in TOURNAMENT_SETTINGS:
+            setattr(locked, name, getattr(probe, name))
+        locked.save(update_fields=list(TOURNAMENT_SETTINGS))
+    tournament.refresh_from_db()
+    return tournament
