@@ -14,6 +14,7 @@ the parts that are not.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -31,6 +32,19 @@ def _failure(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".strip().rstrip(":")
 
 
+def _without_password(url: str) -> str:
+    """``url`` with its password, if any, masked.
+
+    >>> _without_password("redis://:s3cret@cache:6379/0")
+    'redis://:**@cache:6379/0'
+    """
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":**@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 def check_database() -> Part:
     try:
         with connection.cursor() as cursor:
@@ -44,7 +58,7 @@ def check_database() -> Part:
 def check_broker() -> Part:
     try:
         with celery_app.connection_for_write() as conn:
-            uri = conn.as_uri()  # password masked
+            uri = _without_password(conn.as_uri(include_password=True))
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0)
     except Exception as exc:
         return {"ok": False, "detail": f"unreachable: {_failure(exc)}"}

@@ -188,6 +188,22 @@ STORAGES = {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Logging: everything to the console (stderr), where containers and supervisors collect it.
+# ---------------------------------------------------------------------------------------------
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}
+
+# ---------------------------------------------------------------------------------------------
 # Celery (config/celery.py reads every CELERY_* name below)
 # ---------------------------------------------------------------------------------------------
 _broker_url = env_str("CELERY_BROKER_URL")

@@ -121,7 +121,8 @@ def test_dockerfile_installs_bubblewrap_and_the_project() -> None:
 
     assert re.search(r"^FROM python:3\.1[1-9]", instructions, flags=re.MULTILINE)
     assert re.search(r"^RUN .*apt-get install .*\bbubblewrap\b", instructions, flags=re.MULTILINE)
-    assert re.search(r"^RUN .*pip install /app\b", instructions, flags=re.MULTILINE)
+    assert re.search(r"^RUN .*pip install -r /tmp/requirements\.txt", instructions, flags=re.M)
     assert re.search(r"^COPY \. /app$", instructions, flags=re.MULTILINE)
+    assert re.search(r"^RUN pip install --no-deps -e /app$", instructions, flags=re.MULTILINE)
     assert "collectstatic" in instructions
     assert re.search(r'^CMD \["gunicorn", "config\.wsgi:application"', dockerfile, flags=re.M)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.test import Client
 
+from config.health import _without_password
+
 if TYPE_CHECKING:
     from tests.conftest import LiveWorker
 
@@ -115,3 +117,9 @@ def test_database_down() -> None:
 def test_healthz_is_read_only_and_never_cached(client: Client) -> None:
     assert client.post("/healthz").status_code == 405
     assert "no-cache" in client.head("/healthz")["Cache-Control"]
+
+
+def test_broker_password_is_masked() -> None:
+    assert _without_password("redis://:s3cret@cache:6379/0") == "redis://:**@cache:6379/0"
+    assert _without_password("redis://tapis:s3cret@cache/0") == "redis://tapis:**@cache/0"
+    assert _without_password("redis://127.0.0.1:6379/1") == "redis://127.0.0.1:6379/1"
