@@ -605,7 +605,7 @@ class RoiGame(Game[RoiRules]):
         dealer: int | None = None,
     ) -> RoiState:
         """A deal from (seed, deal_index): the dealer from :meth:`dealer_of`, the shuffled deck
-        dealt one card at a time clockwise from the dealer's left. Or from explicit ``hands``
+        dealt one card at a time to seats 0 to 3 (docs/dealing.md). Or from explicit ``hands``
         (13 names per seat) and ``dealer`` (default: ``deal_index`` mod 4), recorded with a
         null seed."""
         if isinstance(deal_index, bool) or not isinstance(deal_index, int) or deal_index < 0:
@@ -624,11 +624,9 @@ class RoiGame(Game[RoiRules]):
             raise GameError("a seeded deal's dealer comes from the seed: give hands with a dealer")
         dealer = self.dealer_of(deal_index, seed)
         order = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
-        # Deck position k goes to seat dealer + 1 + k (mod 4): one card at a time, clockwise
-        # from the dealer's left. The cards are distinct, so a sum of their bits is their set.
-        masks = [0] * PLAYERS
-        for k in range(PLAYERS):
-            masks[(dealer + 1 + k) & 3] = sum(map(_BITS.__getitem__, order[k::PLAYERS]))
+        # docs/dealing.md: deck[p] goes to seat p mod 4, one card at a time, as in every game.
+        # The cards are distinct, so the sum of their bits is their set.
+        masks = [sum(map(_BITS.__getitem__, order[seat::PLAYERS])) for seat in range(PLAYERS)]
         return RoiState(self, deal_index, seed=seed, dealer=dealer, hands=masks)
 
     def deal_from_record(self, deal_index: int, record: Mapping[str, JSON]) -> RoiState:

@@ -153,14 +153,21 @@ def test_dealer_rotates_clockwise(roi: RoiGame) -> None:
     assert dealers == [(first + d) % 4 for d in range(20)]
 
 
-def test_deal_is_one_card_at_a_time_clockwise_from_dealers_left(roi: RoiGame) -> None:
+def test_deal_is_one_card_at_a_time_as_docs_dealing_says(roi: RoiGame) -> None:
     for seed, index in [(42, 0), (7, 3), (123456789, 19)]:
         state = roi.new_deal(index, seed=seed)
         order = shuffled(52, seed=seed, deal_index=index)
         expected: list[list[str]] = [[], [], [], []]
-        for k, card in enumerate(order):
-            expected[(state.dealer + 1 + k) % 4].append(card_name(card))
+        for p, card in enumerate(order):
+            expected[p % 4].append(card_name(card))
         assert state.deal_record()["hands"] == [sorted(h, key=parse_card) for h in expected]
+    # The four-player vector of docs/dealing.md (seed 0, deal 0): the same hands as Hearts.
+    assert roi.new_deal(0, seed=0).deal_record()["hands"] == [
+        ["KC", "2D", "TD", "2H", "5H", "6H", "9H", "TH", "JH", "AH", "2S", "4S", "6S"],
+        ["2C", "5C", "6C", "9C", "3D", "6D", "9D", "7H", "QH", "5S", "9S", "TS", "KS"],
+        ["3C", "4C", "TC", "JC", "4D", "5D", "7D", "8D", "KD", "AD", "8H", "KH", "8S"],
+        ["7C", "8C", "QC", "AC", "JD", "QD", "3H", "4H", "3S", "7S", "JS", "QS", "AS"],
+    ]
 
 
 def test_deal_test_vector() -> None:
