@@ -59,6 +59,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--max-faults", type=int, default=3, help="faults before a seat is replaced"
     )
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the table (judge and bots) on one CPU: faster round trips (default: on)",
+    )
     parser.add_argument("--replay", type=Path, default=None, help="write the replay log here")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
@@ -168,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
             limits=limits,
             sandbox=args.sandbox,
             on_progress=progress,
+            cpu="auto" if args.pin else None,
         )
     except ValueError as exc:
         return _fail(str(exc))
