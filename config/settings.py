@@ -279,23 +279,65 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+
 # ---------------------------------------------------------------------------------------------
 # REST API
 # ---------------------------------------------------------------------------------------------
+def _throttle_rate(name: str, default: str) -> str | None:
+    """A DRF rate (``120/minute``) from the environment; ``off`` turns the throttle off."""
+    rate = env_str(name, default)
+    if rate.lower() in ("off", "none", "0"):
+        return None
+    count, _, period = rate.partition("/")
+    if not count.isdigit() or not period or period[0] not in "smhd":
+        raise ImproperlyConfigured(f"{name}={rate!r}: expected N/second, N/minute, N/hour or N/day")
+    return rate
+
+
 REST_FRAMEWORK = {
+    # Token first: a client without credentials gets 401 with WWW-Authenticate: Token.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonThrottle", "api.throttling.UserThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": _throttle_rate("TAPIS_API_THROTTLE_ANON", "120/minute"),
+        "user": _throttle_rate("TAPIS_API_THROTTLE_USER", "1200/minute"),
+    },
+    "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Tapis API",
     "DESCRIPTION": "Tournaments and an online judge for card-game bots.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.add_error_component",
+    ],
+    "ENUM_NAME_OVERRIDES": {
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "VersionStatusEnum": "tournaments.models.BotVersion.Status",
+        "TableStatusEnum": "tournaments.models.Table.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+    },
 }
+# Anyone may open an account through POST /api/v1/auth/signup/ (off by default in production).
+TAPIS_ALLOW_SIGNUP = env_bool("TAPIS_ALLOW_SIGNUP", default=not PRODUCTION)
 
 # ---------------------------------------------------------------------------------------------
 # Production refuses the embedded defaults

@@ -344,9 +344,9 @@ def fault_counts(*, tournament: Tournament) -> dict[int, int]:
 # constant whatever the number of rows.
 
 
-def bot_list(*, owner: object) -> QuerySet[Bot]:
-    """The bots of ``owner``, by name."""
-    return Bot.objects.filter(owner=owner).select_related("owner").order_by("name", "pk")
+def bot_list(*, owner_id: int) -> QuerySet[Bot]:
+    """The bots of the user ``owner_id``, by name."""
+    return Bot.objects.filter(owner_id=owner_id).select_related("owner").order_by("name", "pk")
 
 
 def bot_version_content(*, version: BotVersion) -> bytes:
@@ -409,13 +409,14 @@ def table_get(*, table_id: int) -> Table:
     )
 
 
-def table_deal_points(*, table: Table) -> QuerySet[Deal, dict[str, object]]:
+def table_deal_points(*, table: Table) -> list[dict[str, object]]:
     """Each deal of a table: id, index, points, decisions and faults (no log)."""
-    return (
+    rows = (
         Deal.objects.filter(table=table)
         .order_by("index")
         .values("id", "index", "points", "decisions", "faults")
     )
+    return [dict(row) for row in rows]
 
 
 def deal_get(*, deal_id: int) -> Deal:

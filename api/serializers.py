@@ -1,0 +1,652 @@
+"""Serializers of the API: input ones check types and shapes (the services check the rest),
+output ones say what is shown. No business logic here.
+
+Input serializers are strict: a field the endpoint does not know is an error, not ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+import games
+from judge.package import MAX_ZIP_BYTES
+from tournaments import formats, selectors
+from tournaments.models import (
+    Bot,
+    BotVersion,
+    Deal,
+    Entry,
+    Rating,
+    RatingHistory,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+)
+from tournaments.services import MAX_DEALS_PER_TABLE, MAX_ROUNDS
+
+from .exceptions import PayloadTooLarge
+
+# ---------------------------------------------------------------------------------------------
+# Input
+# ---------------------------------------------------------------------------------------------
+
+
+class StrictSerializer(serializers.Serializer[Any]):
+    """Refuses fields it does not declare (a misspelt field is a mistake worth telling)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if hasattr(data, "keys"):
+            unknown = sorted(set(data.keys()) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: ["Unknown field."] for name in unknown}, code="unknown_field"
+                )
+        return super().to_internal_value(data)
+
+
+class QuerySerializer(serializers.Serializer[Any]):
+    """Query parameters (unknown ones, such as ``page``, are left to the pagination)."""
+
+
+class TokenRequestSerializer(StrictSerializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
+
+
+class TokenSerializer(serializers.Serializer[Any]):
+    token = serializers.CharField(source="key")
+    username = serializers.CharField(source="user.username")
+
+
+class SignupSerializer(StrictSerializer):
+    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    password = serializers.CharField(
+        max_length=4096, trim_whitespace=False, style={"input_type": "password"}
+    )
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class MeSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+    is_organiser = serializers.BooleanField()
+
+
+class BotCreateSerializer(StrictSerializer):
+    name = serializers.CharField(max_length=64)
+    game = serializers.ChoiceField(choices=games.game_names())
+    description = serializers.CharField(
+        max_length=2000, required=False, allow_blank=True, default=""
+    )
+
+
+class VersionUploadSerializer(StrictSerializer):
+    file = serializers.FileField(
+        max_length=200, allow_empty_file=False, help_text="A .py file or a .zip package."
+    )
+
+    def validate_file(self, value: Any) -> Any:
+        if value.size > MAX_ZIP_BYTES:
+            raise PayloadTooLarge(
+                f"the upload is {value.size} bytes; the limit is {MAX_ZIP_BYTES} bytes"
+            )
+        return value
+
+
+def _option_value(value: Any) -> Any:
+    if not isinstance(value, bool | int | str) or isinstance(value, float):
+        raise serializers.ValidationError("a rule option is an integer, a boolean or a string")
+    return value
+
+
+_OPTION_VALUE_SCHEMA = {"oneOf": [{"type": "integer"}, {"type": "boolean"}, {"type": "string"}]}
+
+
+@extend_schema_field(_OPTION_VALUE_SCHEMA)
+class OptionValueField(serializers.Field[Any, Any, Any, Any]):
+    """A rule option's value: an integer, a boolean or a string."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _option_value(data)
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class TournamentWriteSerializer(StrictSerializer):
+    """The settings of a tournament; the engine checks the rules (preset and options)."""
+
+    name = serializers.CharField(max_length=120)
+    game = serializers.ChoiceField(choices=games.game_names())
+    preset = serializers.CharField(max_length=64, required=False)
+    options = serializers.DictField(
+        child=OptionValueField(),
+        required=False,
+        help_text="Rule option overrides, by name (GET /api/v1/games/ lists them).",
+    )
+    table_size = serializers.IntegerField(min_value=2, max_value=10, required=False)
+    rounds = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS)
+    deals_per_table = serializers.IntegerField(min_value=1, max_value=MAX_DEALS_PER_TABLE)
+    seating = serializers.ChoiceField(choices=formats.format_names(), required=False)
+    duplicate = serializers.BooleanField(required=False)
+    place_points = serializers.ListField(
+        child=serializers.IntegerField(min_value=-1000, max_value=1000),
+        max_length=10,
+        required=False,
+    )
+    decision_seconds = serializers.FloatField(min_value=0.01, max_value=60.0, required=False)
+    bank_seconds = serializers.FloatField(min_value=0.0, max_value=3600.0, required=False)
+    startup_seconds = serializers.FloatField(min_value=0.1, max_value=120.0, required=False)
+    max_faults = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    house_bot = serializers.CharField(max_length=32, required=False)
+    allow_multiple_entries = serializers.BooleanField(required=False)
+    registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
+    registration_closes_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class EntryCreateSerializer(StrictSerializer):
+    version = serializers.IntegerField(
+        min_value=1, help_text="The id of one of your ready bot versions."
+    )
+
+
+class TournamentFilterSerializer(QuerySerializer):
+    ORDERINGS = ("created_at", "-created_at", "name", "-name", "started_at", "-started_at")
+
+    status = serializers.ChoiceField(choices=Tournament.Status.choices, required=False)
+    game = serializers.ChoiceField(choices=games.game_names(), required=False)
+    ordering = serializers.ChoiceField(choices=ORDERINGS, required=False)
+
+
+class TableFilterSerializer(QuerySerializer):
+    round = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False)
+
+
+class RankingFilterSerializer(QuerySerializer):
+    game = serializers.ChoiceField(choices=games.game_names())
+    preset = serializers.CharField(
+        max_length=64, required=False, help_text="The game's default preset if not given."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        cls = games.game_class(attrs["game"])
+        preset = attrs.get("preset") or cls.default_preset
+        if preset not in cls.presets:
+            raise serializers.ValidationError(
+                {"preset": [f"unknown preset; presets are: {', '.join(cls.presets)}"]}
+            )
+        attrs["preset"] = preset
+        return attrs
+
+
+class RatingHistoryFilterSerializer(QuerySerializer):
+    preset = serializers.CharField(max_length=64, required=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Games
+# ---------------------------------------------------------------------------------------------
+
+
+class GameOptionSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["int", "bool", "str"])
+    default = OptionValueField()
+    doc = serializers.CharField()
+    choices = serializers.ListField(child=OptionValueField(), allow_null=True)
+    minimum = serializers.IntegerField(allow_null=True)
+    maximum = serializers.IntegerField(allow_null=True)
+    allowed = serializers.CharField(help_text="The allowed values, in words.")
+
+
+class GamePresetSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    doc = serializers.CharField()
+    values = serializers.DictField(child=OptionValueField())
+
+
+class GameSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    default_preset = serializers.CharField()
+    lower_is_better = serializers.BooleanField()
+    presets = GamePresetSerializer(many=True)
+    options = GameOptionSerializer(many=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------------------------
+
+
+class BotSerializer(serializers.ModelSerializer[Bot]):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "description", "owner", "created_at"]
+        read_only_fields = fields
+
+
+class VersionSerializer(serializers.ModelSerializer[BotVersion]):
+    bot = serializers.IntegerField(source="bot_id", read_only=True)
+
+    class Meta:
+        model = BotVersion
+        fields = [
+            "id",
+            "bot",
+            "number",
+            "status",
+            "filename",
+            "size",
+            "sha256",
+            "builtin",
+            "created_at",
+            "validated_at",
+        ]
+        read_only_fields = fields
+
+
+class VersionDetailSerializer(VersionSerializer):
+    report = serializers.JSONField(
+        read_only=True, help_text="What the validation found (empty until it has run)."
+    )
+
+    class Meta(VersionSerializer.Meta):
+        fields = [*VersionSerializer.Meta.fields, "report"]
+        read_only_fields = fields
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+# ---------------------------------------------------------------------------------------------
+
+
+class TournamentSerializer(serializers.ModelSerializer[Tournament]):
+    organiser = serializers.CharField(source="organiser.username", read_only=True)
+    entries = serializers.IntegerField(source="entry_count", read_only=True)
+    seed = serializers.SerializerMethodField(
+        help_text="The tournament's secret seed, shown once the tournament is finished "
+        "(a decimal string: it is a 128-bit number). SHA-256 of it is the commitment."
+    )
+    commitment = serializers.CharField(
+        read_only=True, help_text="SHA-256 (hex) of the seed, published from the start."
+    )
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "name",
+            "organiser",
+            "game",
+            "preset",
+            "status",
+            "table_size",
+            "rounds",
+            "deals_per_table",
+            "seating",
+            "duplicate",
+            "current_round",
+            "entries",
+            "commitment",
+            "seed",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field({"type": "string", "nullable": True, "pattern": "^[0-9]+$"})
+    def get_seed(self, tournament: Tournament) -> str | None:
+        seed = tournament.revealed_seed
+        return None if seed is None else str(seed)
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    options = serializers.DictField(child=OptionValueField(), read_only=True)
+    place_points = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+
+    class Meta(TournamentSerializer.Meta):
+        fields = [
+            *TournamentSerializer.Meta.fields,
+            "options",
+            "place_points",
+            "decision_seconds",
+            "bank_seconds",
+            "startup_seconds",
+            "max_faults",
+            "house_bot",
+            "allow_multiple_entries",
+            "registration_opens_at",
+            "registration_closes_at",
+            "seed_revealed_at",
+        ]
+        read_only_fields = fields
+
+
+class EntrySerializer(serializers.ModelSerializer[Entry]):
+    bot = serializers.IntegerField(source="version.bot_id", read_only=True)
+    bot_name = serializers.CharField(source="version.bot.name", read_only=True)
+    version_number = serializers.IntegerField(source="version.number", read_only=True)
+    owner = serializers.CharField(source="user.username", read_only=True)
+    final_points = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Entry
+        fields = [
+            "id",
+            "tournament",
+            "bot",
+            "bot_name",
+            "version",
+            "version_number",
+            "owner",
+            "withdrawn",
+            "disqualified",
+            "created_at",
+            "final_rank",
+            "final_points",
+        ]
+        read_only_fields = fields
+
+
+class StandingSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField(allow_null=True, help_text="None for unranked entries.")
+    entry = serializers.IntegerField(source="entry.pk")
+    bot = serializers.IntegerField(source="entry.version.bot_id")
+    bot_name = serializers.CharField(source="entry.version.bot.name")
+    version = serializers.IntegerField(source="entry.version.number")
+    owner = serializers.CharField(source="entry.user.username")
+    points = serializers.FloatField()
+    points_exact = serializers.CharField(source="points", help_text="Exact, as a fraction.")
+    relative_score = serializers.FloatField()
+    head_to_head = serializers.IntegerField()
+    tables = serializers.IntegerField()
+    total_score = serializers.IntegerField()
+    places = serializers.ListField(child=serializers.IntegerField())
+    ranked = serializers.BooleanField()
+    withdrawn = serializers.BooleanField(source="entry.withdrawn")
+    disqualified = serializers.BooleanField(source="entry.disqualified")
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    finished = serializers.BooleanField()
+    tables_total = serializers.IntegerField()
+    tables_done = serializers.IntegerField()
+    tables_running = serializers.IntegerField()
+    tables_pending = serializers.IntegerField()
+    tables_failed = serializers.IntegerField()
+    current_round = serializers.IntegerField()
+    rounds = serializers.IntegerField()
+    fraction = serializers.FloatField()
+
+
+class RoundSerializer(serializers.ModelSerializer[Round]):
+    tables = serializers.IntegerField(source="table_count", read_only=True)
+
+    class Meta:
+        model = Round
+        fields = ["id", "number", "status", "started_at", "finished_at", "tables"]
+        read_only_fields = fields
+
+
+class SeatSerializer(serializers.ModelSerializer[Seat]):
+    bot = serializers.IntegerField(source="entry.version.bot_id", read_only=True, allow_null=True)
+    label = serializers.SerializerMethodField()  # type: ignore[assignment]
+    house = serializers.BooleanField(source="is_house", read_only=True)
+    points = serializers.FloatField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Seat
+        fields = [
+            "position",
+            "entry",
+            "bot",
+            "label",
+            "house",
+            "house_bot",
+            "substitute",
+            "score",
+            "total",
+            "place",
+            "points",
+            "faults",
+            "replaced",
+            "decisions",
+            "mean_time",
+        ]
+        read_only_fields = fields
+
+    def get_label(self, seat: Seat) -> str:
+        if seat.entry is not None and not seat.substitute:
+            return seat.entry.version.label
+        if seat.entry is not None:
+            return f"house:{seat.house_bot} for {seat.entry.version.label}"
+        return f"house:{seat.house_bot}"
+
+
+class TableSerializer(serializers.ModelSerializer[Table]):
+    round = serializers.IntegerField(source="round.number", read_only=True)
+    seats = SeatSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Table
+        fields = [
+            "id",
+            "tournament",
+            "round",
+            "number",
+            "status",
+            "started_at",
+            "finished_at",
+            "seats",
+        ]
+        read_only_fields = fields
+
+
+class FaultSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    entry = serializers.IntegerField(source="entry_id", allow_null=True)
+    kind = serializers.CharField()
+    deal_index = serializers.IntegerField(allow_null=True)
+    step = serializers.IntegerField(allow_null=True)
+    detail = serializers.CharField()
+
+
+class DealSummarySerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    index = serializers.IntegerField()
+    points = serializers.ListField(child=serializers.IntegerField())
+    decisions = serializers.IntegerField()
+    faults = serializers.IntegerField()
+
+
+class TableResultsSerializer(serializers.Serializer[Any]):
+    totals = serializers.ListField(child=serializers.IntegerField())
+    scores = serializers.ListField(child=serializers.IntegerField())
+    places = serializers.ListField(child=serializers.IntegerField())
+    elapsed = serializers.FloatField()
+
+
+class TableDetailSerializer(TableSerializer):
+    """A table; the view sets ``visible``, ``deal_rows`` and ``fault_rows`` on it."""
+
+    visible = serializers.BooleanField(
+        read_only=True,
+        help_text="Whether the deals are shown: once the table (in duplicate play, its "
+        "round) is finished. Until then deals and faults are empty.",
+    )
+    results = serializers.SerializerMethodField()
+    deals = DealSummarySerializer(source="deal_rows", many=True, read_only=True)
+    faults = FaultSerializer(source="fault_rows", many=True, read_only=True)
+
+    class Meta(TableSerializer.Meta):
+        fields = [*TableSerializer.Meta.fields, "visible", "results", "deals", "faults"]
+        read_only_fields = fields
+
+    @extend_schema_field(TableResultsSerializer(allow_null=True))
+    def get_results(self, table: Table) -> dict[str, Any] | None:
+        if table.status != Table.Status.DONE or not table.result:
+            return None
+        return TableResultsSerializer(table.result).data
+
+
+# ---------------------------------------------------------------------------------------------
+# Deals
+# ---------------------------------------------------------------------------------------------
+
+
+class TrickSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    leader = serializers.IntegerField()
+    cards = serializers.ListField(child=serializers.CharField(), help_text="From the leader.")
+    winner = serializers.IntegerField()
+    points = serializers.IntegerField()
+
+
+class DecisionSerializer(serializers.Serializer[Any]):
+    step = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    action = serializers.JSONField(help_text="A card name, or a list of cards for a pass.")
+    seconds = serializers.FloatField(help_text="How long the bot took.")
+    fault = serializers.CharField(help_text="The fault at this step, if any.")
+
+
+class ReplaySeatSerializer(serializers.Serializer[Any]):
+    position = serializers.IntegerField()
+    entry = serializers.IntegerField(allow_null=True)
+    bot = serializers.CharField()
+    house = serializers.BooleanField()
+    substitute = serializers.BooleanField()
+
+
+class DealReplaySerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    tournament = serializers.IntegerField()
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()
+    index = serializers.IntegerField()
+    game = serializers.CharField()
+    preset = serializers.CharField()
+    options = serializers.DictField(child=OptionValueField())
+    seed = serializers.IntegerField(allow_null=True, help_text="The deal's seed.")
+    seats = ReplaySeatSerializer(many=True)
+    hands = serializers.JSONField(help_text="The hands as dealt (the engine's deal record).")
+    record = serializers.JSONField(help_text="The engine's whole deal record.")
+    passes = serializers.JSONField(allow_null=True, help_text="Cards passed by each seat.")
+    tricks = TrickSerializer(many=True)
+    decisions = DecisionSerializer(many=True)
+    faults = serializers.JSONField(help_text="The judge's faults in this deal.")
+    points = serializers.ListField(child=serializers.IntegerField())
+    log = serializers.JSONField(help_text="This deal's entry of the replay log (format v1).")
+
+
+def deal_replay_data(deal: Deal) -> dict[str, Any]:
+    """What :class:`DealReplaySerializer` shows of a deal: the table's replay header
+    (``selectors.deal_replay``) and this deal's log, decisions laid out one per step."""
+    replay = selectors.deal_replay(deal=deal)
+    table = deal.table
+    log = dict(deal.log)
+    actions = log.get("actions") or []
+    times = log.get("times") or []
+    faults = [f for f in log.get("faults") or [] if isinstance(f, dict)]
+    fault_at = {f.get("step"): str(f.get("kind", "")) for f in faults}
+    record = deal.record if isinstance(deal.record, dict) else {}
+    tricks = cast(list[dict[str, Any]], replay.get("tricks") or [])
+    return {
+        "id": deal.pk,
+        "tournament": table.tournament_id,
+        "round": table.round.number,
+        "table": table.pk,
+        "index": deal.index,
+        "game": replay.get("game", table.tournament.game),
+        "preset": replay.get("preset", table.tournament.preset),
+        "options": replay.get("options") or {},
+        "seed": deal.seed,
+        "seats": replay.get("seats") or [],
+        "hands": record.get("hands"),
+        "record": record,
+        "passes": deal.passes,
+        "tricks": [{"number": n, **t} for n, t in enumerate(tricks)],
+        "decisions": [
+            {
+                "step": step,
+                "seat": seat,
+                "action": action,
+                "seconds": times[step] if step < len(times) else 0.0,
+                "fault": fault_at.get(step, ""),
+            }
+            for step, (seat, action) in enumerate(actions)
+        ],
+        "faults": faults,
+        "points": deal.points,
+        "log": log,
+    }
+
+
+class DealAuditSerializer(serializers.Serializer[Any]):
+    deal = serializers.IntegerField()
+    table = serializers.IntegerField()
+    index = serializers.IntegerField()
+    ok = serializers.BooleanField()
+    problems = serializers.ListField(child=serializers.CharField())
+
+
+# ---------------------------------------------------------------------------------------------
+# Ratings
+# ---------------------------------------------------------------------------------------------
+
+
+class RatingSerializer(serializers.ModelSerializer[Rating]):
+    bot = serializers.IntegerField(source="bot_id", read_only=True)
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    owner = serializers.CharField(source="bot.owner.username", read_only=True)
+    rank = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank",
+            "bot",
+            "bot_name",
+            "owner",
+            "family",
+            "ordinal",
+            "mu",
+            "sigma",
+            "tables",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+    def get_rank(self, rating: Rating) -> int | None:
+        return getattr(rating, "rank", None)
+
+
+class RatingHistorySerializer(serializers.ModelSerializer[RatingHistory]):
+    family = serializers.CharField(source="rating.family", read_only=True)
+
+    class Meta:
+        model = RatingHistory
+        fields = [
+            "family",
+            "tournament",
+            "table",
+            "place",
+            "ordinal",
+            "mu",
+            "sigma",
+            "created_at",
+        ]
+        read_only_fields = fields

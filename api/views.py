@@ -1,0 +1,620 @@
+"""Views of the API: validate the input, call one service or selector, serialize the output.
+
+Every list is paginated (:class:`api.pagination.Pagination`); every error has the shape of
+:mod:`api.exceptions`; who may do what is in :mod:`api.permissions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
+from rest_framework.views import APIView
+
+import games
+from tournaments import ratings, selectors, services
+from tournaments.models import Bot, BotVersion, Deal, Seat, Table, Tournament
+
+from . import accounts, permissions
+from . import serializers as s
+from .exceptions import Hidden
+from .parsers import BotUploadParser
+
+SEATS_PREFETCH = Prefetch(
+    "seats", queryset=Seat.objects.select_related("entry__version__bot").order_by("position")
+)
+
+
+def _user(request: Request) -> User:
+    """The logged-in user (the view's permissions have made sure there is one)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise NotAuthenticated()
+    return user
+
+
+def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class ApiView(GenericAPIView[Any]):
+    """A view of this API: lists go through the pagination."""
+
+    def paginated(self, items: Any, serializer_class: type[BaseSerializer[Any]]) -> Response:
+        page = self.paginate_queryset(items)
+        assert page is not None  # every view of the API paginates its lists
+        return self.get_paginated_response(
+            serializer_class(page, many=True, context=self.get_serializer_context()).data
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounts
+# ---------------------------------------------------------------------------------------------
+
+
+class TokenView(APIView):
+    """Your API token: get it from your username and password, or revoke it.
+
+    Send it as ``Authorization: Token <token>``. There is one token per user; revoking it
+    logs every client using it out, and the next ``POST`` makes a new one.
+    """
+
+    def get_permissions(self) -> list[Any]:
+        return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
+
+    @extend_schema(
+        request=s.TokenRequestSerializer, responses=s.TokenSerializer, operation_id="token_obtain"
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.TokenRequestSerializer, request.data)
+        token = accounts.token_obtain(**data, request=request)
+        return Response(s.TokenSerializer(token).data)
+
+    @extend_schema(request=None, responses={204: None}, operation_id="token_revoke")
+    def delete(self, request: Request) -> Response:
+        accounts.token_revoke(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SignupView(APIView):
+    """Open an account (when the service allows it: ``TAPIS_ALLOW_SIGNUP``); returns a token."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(request=s.SignupSerializer, responses={201: s.TokenSerializer})
+    def post(self, request: Request) -> Response:
+        data = _validated(s.SignupSerializer, request.data)
+        _, token = accounts.user_signup(**data)
+        return Response(s.TokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class MeView(APIView):
+    """Who you are to the API, and whether you may organise tournaments."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=s.MeSerializer)
+    def get(self, request: Request) -> Response:
+        user = request.user
+        return Response(
+            s.MeSerializer(
+                {
+                    "id": user.pk,
+                    "username": user.get_username(),
+                    "is_staff": user.is_staff,
+                    "is_organiser": permissions.is_organiser(user),
+                }
+            ).data
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Games
+# ---------------------------------------------------------------------------------------------
+
+
+class GameList(ApiView):
+    """Every game, its presets and its rule options (type, default, allowed values)."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.GameSerializer
+
+    @extend_schema(responses=s.GameSerializer(many=True), operation_id="games_list")
+    def get(self, request: Request) -> Response:
+        return self.paginated(games.catalogue(), s.GameSerializer)
+
+
+class GameDetail(ApiView):
+    """One game, its presets and its rule options."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.GameSerializer
+
+    def get(self, request: Request, name: str) -> Response:
+        for game in games.catalogue():
+            if game["name"] == name:
+                return Response(s.GameSerializer(game).data)
+        raise NotFound(f"no game named {name!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------------------------
+
+
+def _bot(pk: int) -> Bot:
+    return get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+
+
+class BotList(ApiView):
+    """Your bots (GET), or a new bot (POST): a name and a game; its code comes in versions."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.BotSerializer
+
+    @extend_schema(responses=s.BotSerializer(many=True), operation_id="bots_list")
+    def get(self, request: Request) -> Response:
+        return self.paginated(selectors.bot_list(owner_id=_user(request).pk), s.BotSerializer)
+
+    @extend_schema(request=s.BotCreateSerializer, responses={201: s.BotSerializer})
+    def post(self, request: Request) -> Response:
+        data = _validated(s.BotCreateSerializer, request.data)
+        bot = services.bot_create(owner=_user(request), **data)
+        return Response(s.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+
+class BotDetail(ApiView):
+    """A bot's public profile."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.BotSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(s.BotSerializer(_bot(pk)).data)
+
+
+class BotVersionList(ApiView):
+    """A bot's versions (its owner and staff), or upload a new one (its owner).
+
+    The upload is ``multipart/form-data`` with one ``file``: a single ``.py`` file or a
+    ``.zip`` package with a manifest (docs/protocol.md), at most 4 MiB. The new version is
+    ``pending``; a worker plays it at a short sandboxed table and it becomes ``ready`` or
+    ``rejected`` (see its ``report``).
+    """
+
+    permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
+    serializer_class = s.VersionSerializer
+    parser_classes = [BotUploadParser]
+
+    @extend_schema(responses=s.VersionSerializer(many=True), operation_id="bots_versions_list")
+    def get(self, request: Request, pk: int) -> Response:
+        bot = _bot(pk)
+        self.check_object_permissions(request, bot)
+        return self.paginated(selectors.bot_versions(bot=bot), s.VersionSerializer)
+
+    @extend_schema(request=s.VersionUploadSerializer, responses={201: s.VersionDetailSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        bot = _bot(pk)
+        self.check_object_permissions(request, bot)
+        upload = _validated(s.VersionUploadSerializer, request.data)["file"]
+        version = services.bot_version_create(
+            bot=bot, content=upload.read(), filename=upload.name or ""
+        )
+        return Response(s.VersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+def _version(request: Request, view: APIView, pk: int, number: int) -> BotVersion:
+    bot = _bot(pk)
+    view.check_object_permissions(request, bot)
+    version = get_object_or_404(selectors.bot_versions(bot=bot), number=number)
+    version.bot = bot
+    return version
+
+
+class BotVersionDetail(ApiView):
+    """A version of a bot: its status (pending, validating, ready, rejected) and the
+    validation report. Its owner and staff only."""
+
+    permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
+    serializer_class = s.VersionDetailSerializer
+
+    def get(self, request: Request, pk: int, number: int) -> Response:
+        return Response(s.VersionDetailSerializer(_version(request, self, pk, number)).data)
+
+
+class BinaryRenderer(BaseRenderer):
+    """The code download; errors on this endpoint are still JSON."""
+
+    media_type = "application/octet-stream"
+    format = "bin"
+    charset = None
+    render_style = "binary"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> Any:
+        if isinstance(data, bytes):
+            return data
+        return JSONRenderer().render(data)
+
+
+class BotVersionCode(ApiView):
+    """The uploaded file of a version, as uploaded. Its owner and staff only."""
+
+    permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
+    renderer_classes = [JSONRenderer, BinaryRenderer]
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiResponse(description="The file.")}
+    )
+    def get(self, request: Request, pk: int, number: int) -> HttpResponse:
+        version = _version(request, self, pk, number)
+        if version.builtin:
+            raise NotFound("a built-in bot has no uploaded code")
+        content = selectors.bot_version_content(version=version)
+        response = HttpResponse(content, content_type="application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="{version.filename or "bot"}"'
+        response["X-Content-SHA256"] = version.sha256
+        return response
+
+
+class BotRatingHistory(ApiView):
+    """A bot's rating after each table it played (oldest first), in one preset family."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.RatingHistorySerializer
+
+    @extend_schema(
+        parameters=[s.RatingHistoryFilterSerializer],
+        responses=s.RatingHistorySerializer(many=True),
+        operation_id="bots_ratings_list",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        bot = _bot(pk)
+        query = _validated(s.RatingHistoryFilterSerializer, request.query_params)
+        family = ratings.preset_family(bot.game, query["preset"]) if "preset" in query else None
+        return self.paginated(
+            selectors.bot_rating_history(bot=bot, family=family), s.RatingHistorySerializer
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments
+# ---------------------------------------------------------------------------------------------
+
+
+def _tournaments(request: Request) -> QuerySet[Tournament]:
+    return (
+        selectors.tournament_list()
+        .filter(permissions.tournament_visibility(request.user))
+        .select_related("organiser")
+    )
+
+
+def _tournament(request: Request, pk: int) -> Tournament:
+    return get_object_or_404(_tournaments(request), pk=pk)
+
+
+def _tournament_response(request: Request, tournament: Tournament, code: int = 200) -> Response:
+    fresh = _tournament(request, tournament.pk)
+    return Response(s.TournamentDetailSerializer(fresh).data, status=code)
+
+
+class TournamentList(ApiView):
+    """Tournaments (filter by status and game, order by ``ordering``), or create one
+    (organisers: it starts as a draft)."""
+
+    permission_classes = [permissions.IsOrganiser]
+    serializer_class = s.TournamentSerializer
+
+    @extend_schema(
+        parameters=[s.TournamentFilterSerializer],
+        responses=s.TournamentSerializer(many=True),
+        operation_id="tournaments_list",
+    )
+    def get(self, request: Request) -> Response:
+        query = _validated(s.TournamentFilterSerializer, request.query_params)
+        ordering = query.get("ordering", "-created_at")
+        tournaments = (
+            _tournaments(request)
+            .filter(
+                **{k: v for k, v in query.items() if k in ("status", "game")},
+            )
+            .order_by(ordering, "-pk" if ordering.startswith("-") else "pk")
+        )
+        return self.paginated(tournaments, s.TournamentSerializer)
+
+    @extend_schema(
+        request=s.TournamentWriteSerializer, responses={201: s.TournamentDetailSerializer}
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.TournamentWriteSerializer, request.data)
+        tournament = services.tournament_create(organiser=_user(request), **data)
+        return _tournament_response(request, tournament, status.HTTP_201_CREATED)
+
+
+class TournamentDetail(ApiView):
+    """A tournament: its settings, status, seed commitment, and its seed once finished.
+    Its organiser (or staff) may change it before it starts."""
+
+    permission_classes = [permissions.RunsTournament]
+    serializer_class = s.TournamentDetailSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(s.TournamentDetailSerializer(_tournament(request, pk)).data)
+
+    @extend_schema(request=s.TournamentWriteSerializer(partial=True))
+    def patch(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        self.check_object_permissions(request, tournament)
+        serializer = s.TournamentWriteSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        tournament = services.tournament_update(tournament=tournament, **serializer.validated_data)
+        return _tournament_response(request, tournament)
+
+
+class _TournamentAction(ApiView):
+    permission_classes = [IsAuthenticated, permissions.RunsTournament]
+    serializer_class = s.TournamentDetailSerializer
+
+    def act(self, tournament: Tournament) -> object:
+        raise NotImplementedError
+
+    @extend_schema(request=None)
+    def post(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        self.check_object_permissions(request, tournament)
+        self.act(tournament)
+        return _tournament_response(request, tournament)
+
+
+class TournamentOpen(_TournamentAction):
+    """Open registration (draft -> open). Organiser or staff."""
+
+    def act(self, tournament: Tournament) -> object:
+        return services.tournament_open(tournament=tournament)
+
+
+class TournamentStart(_TournamentAction):
+    """Close registration, seat round 1 and queue its tables (open -> running). The seed
+    stays secret until the end; its commitment is already published."""
+
+    def act(self, tournament: Tournament) -> object:
+        return services.tournament_start(tournament=tournament)
+
+
+class TournamentCancel(_TournamentAction):
+    """Cancel a tournament that is not finished. Organiser or staff."""
+
+    def act(self, tournament: Tournament) -> object:
+        return services.tournament_cancel(tournament=tournament)
+
+
+class EntryList(ApiView):
+    """The entries of a tournament, or enter one of your ready bot versions (while it is open).
+    The version is frozen for the whole tournament."""
+
+    serializer_class = s.EntrySerializer
+
+    @extend_schema(responses=s.EntrySerializer(many=True), operation_id="tournaments_entries_list")
+    def get(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        return self.paginated(
+            selectors.tournament_entries(tournament=tournament), s.EntrySerializer
+        )
+
+    @extend_schema(request=s.EntryCreateSerializer, responses={201: s.EntrySerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        data = _validated(s.EntryCreateSerializer, request.data)
+        version = get_object_or_404(
+            BotVersion.objects.select_related("bot").defer("content"), pk=data["version"]
+        )
+        if not permissions.owns_bot(request.user, version.bot):
+            raise PermissionDenied("you can only enter your own bots")
+        entry = services.entry_register(tournament=tournament, version=version, user=_user(request))
+        fresh = get_object_or_404(selectors.tournament_entries(tournament=tournament), pk=entry.pk)
+        return Response(s.EntrySerializer(fresh).data, status=status.HTTP_201_CREATED)
+
+
+class Standings(ApiView):
+    """The standings so far (final once finished): rank, points, relative score, head to
+    head, tables played. Withdrawn and disqualified entries come last, unranked."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.StandingSerializer
+
+    @extend_schema(
+        responses=s.StandingSerializer(many=True), operation_id="tournaments_standings_list"
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        return self.paginated(
+            selectors.standings_for_tournament(tournament=tournament), s.StandingSerializer
+        )
+
+
+class ProgressView(ApiView):
+    """How far a tournament is: tables by status, the round being played; poll it."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.ProgressSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        progress = selectors.tournament_progress(tournament=tournament)
+        data = {
+            **progress.as_json(),
+            "status": tournament.status,
+            "finished": tournament.status == Tournament.Status.FINISHED,
+            "fraction": progress.fraction,
+        }
+        return Response(s.ProgressSerializer(data).data)
+
+
+class RoundList(ApiView):
+    """The rounds of a tournament seated so far."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.RoundSerializer
+
+    @extend_schema(responses=s.RoundSerializer(many=True), operation_id="tournaments_rounds_list")
+    def get(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        rounds = selectors.tournament_rounds(tournament=tournament).annotate(
+            table_count=Count("tables")
+        )
+        return self.paginated(rounds, s.RoundSerializer)
+
+
+class TableList(ApiView):
+    """The tables of a tournament (``?round=N`` for one round), with their seats."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.TableSerializer
+
+    @extend_schema(
+        parameters=[s.TableFilterSerializer],
+        responses=s.TableSerializer(many=True),
+        operation_id="tournaments_tables_list",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(request, pk)
+        query = _validated(s.TableFilterSerializer, request.query_params)
+        tables = selectors.tournament_tables(tournament=tournament, round_number=query.get("round"))
+        return self.paginated(tables, s.TableSerializer)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables and deals
+# ---------------------------------------------------------------------------------------------
+
+
+def _visible_table(request: Request, table: Table) -> Table:
+    """404 for a table of a draft the user may not see (drafts have no tables, but still)."""
+    tournament = table.tournament
+    if tournament.status == Tournament.Status.DRAFT and not permissions.runs_tournament(
+        request.user, tournament
+    ):
+        raise NotFound()
+    return table
+
+
+class TableDetail(ApiView):
+    """A table: its seats (scores, places, points, faults), its results, and, once it is
+    finished, each deal's points and the faults."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.TableDetailSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        table = _visible_table(request, selectors.table_get(table_id=pk))
+        table.visible = selectors.deals_visible(table=table)  # type: ignore[attr-defined]
+        table.deal_rows = (  # type: ignore[attr-defined]
+            selectors.table_deal_points(table=table) if table.visible else []  # type: ignore[attr-defined]
+        )
+        table.fault_rows = list(table.fault_set.all()) if table.visible else []  # type: ignore[attr-defined]
+        return Response(s.TableDetailSerializer(table).data)
+
+
+class TableLog(ApiView):
+    """The complete replay log of a finished table (the engine's replay format, with the
+    judge's times and faults): feed it to ``tapis verify``."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: OpenApiResponse(description="A tapis-replay log (v1).")})
+    def get(self, request: Request, pk: int) -> Response:
+        table = _visible_table(request, selectors.table_get(table_id=pk))
+        if not selectors.deals_visible(table=table):
+            raise Hidden("the log of a table is shown once the table is finished")
+        response = Response(selectors.table_log(table=table))
+        response["Content-Disposition"] = f'attachment; filename="table-{table.pk}.json"'
+        return response
+
+
+def _visible_deal(request: Request, pk: int) -> Deal:
+    deal = selectors.deal_get(deal_id=pk)
+    _visible_table(request, deal.table)
+    if not selectors.deals_visible(table=deal.table):
+        raise Hidden("a deal is shown once its table is finished")
+    return deal
+
+
+class DealReplay(ApiView):
+    """The replay of one deal of a finished table: the hands as dealt, the passes, every
+    trick (leader, cards in order, winner, points), every decision with its time and any
+    fault, and the points."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.DealReplaySerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        deal = _visible_deal(request, pk)
+        return Response(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
+
+
+class DealAuditView(ApiView):
+    """Re-play the deal from its seed and log through the engine: every card legal, by the
+    right seat, every point right, and the stored rows the same as the replay."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.DealAuditSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        deal = _visible_deal(request, pk)
+        return Response(s.DealAuditSerializer(services.deal_audit(deal=deal).as_json()).data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rankings
+# ---------------------------------------------------------------------------------------------
+
+
+class RankingList(ApiView):
+    """The rating leaderboard of a game (and preset family): ordinal (mu - 3 sigma), mu,
+    sigma and tables played, best first."""
+
+    permission_classes = [AllowAny]
+    serializer_class = s.RatingSerializer
+
+    @extend_schema(
+        parameters=[s.RankingFilterSerializer],
+        responses=s.RatingSerializer(many=True),
+        operation_id="rankings_list",
+    )
+    def get(self, request: Request) -> Response:
+        query = _validated(s.RankingFilterSerializer, request.query_params)
+        family = ratings.preset_family(query["game"], query["preset"])
+        leaderboard = selectors.rating_leaderboard(family=family).annotate(
+            rank=Window(RowNumber(), order_by=[F("ordinal").desc(), F("pk").asc()])
+        )
+        return self.paginated(leaderboard.order_by("-ordinal", "pk"), s.RatingSerializer)
+
+
+class NotFoundView(APIView):
+    """Any other path under /api/v1/: a JSON 404."""
+
+    permission_classes = [AllowAny]
+    schema = None
+
+    def dispatch_404(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise NotFound("no such endpoint")
+
+    get = post = put = patch = delete = head = options = dispatch_404
