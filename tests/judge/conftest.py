@@ -80,6 +80,7 @@ def play(
     deals: int | None = None,
     fill: str = "builtin:lowest",
     sdk_dir: Path | None = SDK_DIR,
+    cpu: int | None = None,
 ) -> TableResult:
     """A table of these bots (the other seats: ``fill``), checked for the invariants every
     table must hold whatever its bots did."""
@@ -94,6 +95,7 @@ def play(
         sandbox=sandbox,  # type: ignore[arg-type]
         deals=deals,
         sdk_dir=sdk_dir,
+        cpu=cpu,
     )
     verdict = games.verify(result.log)
     assert verdict.ok, verdict

@@ -14,7 +14,7 @@ import games
 from judge import BotSpec, FaultKind, Limits, run_table
 from judge.runner import TableResult
 
-from .conftest import GAME, ScriptedBot, play
+from .conftest import FIRST_LEGAL_BOT, GAME, ScriptedBot, play
 
 HELLO = {"type": "hello", "protocol": 1, "game": GAME, "preset": "classic", "players": 4}
 READY = ["send", '{"type": "ready", "name": "scripted"}']
@@ -380,3 +380,24 @@ def test_a_spec_with_a_label(first_bot: Path) -> None:
     spec = BotSpec(path=first_bot, label="mine")
     result = play([spec], sandbox="bwrap")
     assert result.seats[0].bot == "mine"
+
+
+def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
+    import os
+
+    from judge.runner import current_cpu
+
+    bot = tmp_path / "affinity.py"
+    bot.write_text(
+        "import os, sys\n"
+        "print(sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)\n"
+        + "\n".join(FIRST_LEGAL_BOT.splitlines())
+        + "\n"
+    )
+    before = os.sched_getaffinity(0)
+    target = max(before)
+    result = play([bot], cpu=target)
+    assert result.faults == ()
+    assert result.seats[0].log == f"[{target}]\n"
+    assert os.sched_getaffinity(0) == before
+    assert current_cpu() in before
