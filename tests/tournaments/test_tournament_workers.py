@@ -1,0 +1,125 @@
+"""Tournaments played by a real Celery worker (a subprocess) on the real Redis broker and the
+real PostgreSQL database, with sandboxed bots."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+from django.db.models import Count
+from django.utils import timezone
+
+from tests.conftest import LiveWorker
+from tests.tournaments.factories import (
+    BOTS_DIR,
+    BotFactory,
+    UserFactory,
+    enter,
+    enter_builtins,
+    file_version,
+    make_tournament,
+)
+from tournaments import conf, selectors, services
+from tournaments.models import BotVersion, Deal, Decision, Fault, Table, Tournament, Trick
+
+pytestmark = pytest.mark.slow
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, worker: LiveWorker, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"timed out after {timeout:g} s waiting for {what}\n{worker.log()}")
+
+
+def finished(tournament: Tournament) -> Callable[[], bool]:
+    def check() -> bool:
+        tournament.refresh_from_db()
+        return tournament.status == Tournament.Status.FINISHED
+
+    return check
+
+
+def assert_recorded_once(tournament: Tournament) -> None:
+    """Every table done, with exactly its deals, tricks and decisions, none twice."""
+    tables = Table.objects.filter(tournament=tournament)
+    assert set(tables.values_list("status", flat=True)) == {Table.Status.DONE}
+    per_table = dict(
+        Deal.objects.filter(table__tournament=tournament)
+        .values_list("table_id")
+        .annotate(n=Count("pk"))
+        .values_list("table_id", "n")
+    )
+    assert per_table == dict.fromkeys(
+        tables.values_list("pk", flat=True), tournament.deals_per_table
+    )
+    deals = Deal.objects.filter(table__tournament=tournament)
+    assert Trick.objects.filter(deal__in=deals).count() == 13 * deals.count()
+    assert Decision.objects.filter(deal__in=deals).count() == sum(d.decisions for d in deals)
+    assert services.tournament_audit(tournament=tournament).ok
+
+
+def test_workers_play_a_full_tournament_with_a_faulty_bot(live_worker: LiveWorker) -> None:
+    tournament = make_tournament(rounds=3, deals_per_table=4, max_faults=2)
+    enter_builtins(tournament, ["heuristic", "lowest", "random", "random", "heuristic"])
+    enter(tournament, file_version(BotFactory.create(), "first_legal"))
+    enter(tournament, file_version(BotFactory.create(), "last_legal"))
+    cheat = enter(tournament, file_version(BotFactory.create(), "illegal"))
+
+    services.tournament_start(tournament=tournament)
+    wait_for(finished(tournament), 180, live_worker, "the tournament to finish")
+
+    assert_recorded_once(tournament)
+    tables = Table.objects.filter(tournament=tournament)
+    assert tables.count() == 6
+    assert all(t.claimed_by.startswith("tapis-test-") for t in tables)
+    assert all(t.attempts == 1 for t in tables)
+    assert Fault.objects.filter(entry=cheat, kind="illegal").exists()
+    rows = selectors.standings_for_tournament(tournament=tournament)
+    assert [row.rank for row in rows] == list(range(1, 9))
+    assert tournament.revealed_seed is not None
+
+
+def test_a_worker_killed_mid_table_loses_nothing(live_worker: LiveWorker) -> None:
+    # Slow sandboxed bots: a table takes several seconds, so the kill lands in the middle.
+    tournament = make_tournament(rounds=2, deals_per_table=4)
+    for _ in range(8):
+        enter(tournament, file_version(BotFactory.create(), "slow"))
+    services.tournament_start(tournament=tournament)
+    running = Table.objects.filter(tournament=tournament, status=Table.Status.RUNNING)
+    wait_for(lambda: running.count() == 2, 60, live_worker, "both tables of round 1 to start")
+    time.sleep(1.5)
+
+    live_worker.kill()
+
+    killed = list(running.values_list("pk", flat=True))
+    assert len(killed) == 2
+    assert not Deal.objects.filter(table__in=killed).exists()
+    # A new worker starts; the sweep finds the dead worker's leases expired and re-queues.
+    live_worker.start()
+    later = timezone.now() + timedelta(seconds=conf.lease_seconds() + 1)
+    report = services.table_sweep(now=later)
+    assert sorted(report.requeued) == sorted(killed)
+    wait_for(finished(tournament), 180, live_worker, "the tournament to finish")
+
+    assert_recorded_once(tournament)
+    assert all(t.attempts == 2 for t in Table.objects.filter(pk__in=killed))
+    assert Table.objects.filter(tournament=tournament).count() == 4
+
+
+def test_an_upload_is_validated_by_a_worker(live_worker: LiveWorker) -> None:
+    bot = services.bot_create(owner=UserFactory.create(), name="Uploaded", game="hearts")
+    source = (BOTS_DIR / "first_legal.py").read_bytes()
+    version = services.bot_version_create(bot=bot, content=source, filename="bot.py")
+
+    def validated() -> bool:
+        version.refresh_from_db()
+        return version.status in (BotVersion.Status.READY, BotVersion.Status.REJECTED)
+
+    wait_for(validated, 60, live_worker, "the validation")
+    assert version.status == BotVersion.Status.READY, version.report
+    assert version.report["decisions"] > 0
