@@ -1,0 +1,361 @@
+"""Hostile bots at real tables, under bubblewrap.
+
+Each bot of ``bots/`` (one attack per file) sits at a real whisthub Hearts table run by
+``judge.run_table(..., sandbox="bwrap")`` with sandboxed first-legal bots in the other seats.
+For every attack: the table completes and its replay verifies; the attacking seat is recorded
+(its faults, or its own evidence ``ATTACK <name> blocked`` in its log, never ``SUCCEEDED``);
+the other seats are unaffected (no fault, same number of decisions, and when the attacker plays
+on, the very same points as a table of well-behaved bots); and nothing leaks or changes outside:
+the judge's secrets appear nowhere in the result, a world-writable host folder stays empty, the
+host's /tmp gets no marker, a host port gets no connection, and no process of the attack
+survives the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import games
+from judge import FaultKind, Limits, TableResult, run_table
+from judge.sandbox import SandboxLimits, sandbox_status
+
+HERE = Path(__file__).resolve().parent
+BOTS = HERE / "bots"
+REPO = HERE.parents[2]
+
+GAME, PRESET, DEALS, SEED = "hearts", "whisthub", 2, 11
+LIMITS = Limits(
+    startup=5.0,
+    decision=0.5,
+    bank=1.0,
+    closing=0.5,
+    resources=SandboxLimits(cpu_seconds=20, memory_bytes=256 * 2**20, tmp_bytes=4 * 2**20),
+)
+
+VICTIM_BOT = """\
+# VICTIM-SECRET {secret}: another author's code, which no other bot may read.
+from tapis_bot import Bot, run
+
+
+class First(Bot):
+    name = "first"
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(First())
+"""
+
+T = FaultKind
+SIGSYS = f"status {128 + signal.SIGSYS}"  # bubblewrap's status for a bot killed by SIGSYS
+
+
+@dataclasses.dataclass(frozen=True)
+class Attack:
+    """An attack and what the judge must make of it."""
+
+    name: str
+    faults: frozenset[FaultKind] = frozenset()  # empty: blocked, the bot plays on, no fault
+    replaced: bool = False  # the attacking seat handed to a built-in bot
+    seats: tuple[int, ...] = (0,)  # the seats that run the attack
+    evidence: bool = True  # the bot's log must say "blocked"
+    detail: str = ""  # in the first fault's detail
+
+    def __str__(self) -> str:
+        return self.name
+
+
+ATTACKS = [
+    # the network
+    Attack("net_postgres"),
+    Attack("net_redis"),
+    Attack("net_public"),
+    Attack("net_listener"),
+    Attack("net_dns"),
+    Attack("net_vsock"),
+    # secrets and other people's files
+    Attack("read_project"),
+    Attack("read_secret_key"),
+    Attack("read_proc1_environ"),
+    Attack("read_parent_env"),
+    Attack("read_other_bot"),
+    Attack("write_outside"),
+    # resources
+    Attack("fill_tmp"),
+    Attack("fork_bomb"),
+    Attack("memory_balloon"),
+    Attack("cpu_spin", frozenset({T.TIMEOUT}), replaced=True, evidence=False),
+    Attack("sleep_forever", frozenset({T.TIMEOUT}), replaced=True, evidence=False),
+    # the protocol
+    Attack("flood_stdout", frozenset({T.LINE_TOO_LONG}), evidence=False),
+    Attack("flood_stderr", evidence=False),
+    Attack("huge_line", frozenset({T.LINE_TOO_LONG}), evidence=False),
+    Attack("invalid_utf8", frozenset({T.BAD_UTF8}), evidence=False),
+    Attack("illegal_card", frozenset({T.ILLEGAL}), replaced=True, evidence=False),
+    Attack("wrong_id", frozenset({T.WRONG_ID}), replaced=True, evidence=False),
+    Attack("answer_early", frozenset({T.UNSOLICITED}), evidence=False),
+    Attack("exit_at_once", frozenset({T.CRASH}), replaced=True, evidence=False),
+    Attack("close_stdout", frozenset({T.TIMEOUT, T.CRASH}), replaced=True, evidence=False),
+    # processes
+    Attack("daemon"),
+    Attack("kill_parent"),
+    Attack("kill_all"),
+    # the kernel
+    Attack("ptrace"),
+    Attack("int80", frozenset({T.CRASH}), replaced=True, evidence=False, detail=SIGSYS),
+    Attack("x32", frozenset({T.CRASH}), replaced=True, evidence=False, detail=SIGSYS),
+    Attack("keyctl"),
+    Attack("escape_syscalls"),
+    Attack("setuid_root"),
+    # two bots of one author at the same table
+    Attack("collude_socket", seats=(0, 1)),
+    Attack("collude_shm", seats=(0, 1)),
+    Attack("collude_tmp", seats=(0, 1)),
+    Attack("collude_signals", seats=(0, 1)),
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bwrap_works() -> None:
+    status = sandbox_status()
+    if status.problems:
+        pytest.skip("sandbox unavailable: " + "; ".join(status.problems))
+    assert status.bwrap is not None
+    probe = subprocess.run(
+        [status.bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
+        user=65534 if os.geteuid() == 0 else None,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+
+
+@pytest.fixture
+def arena() -> Iterator[Path]:
+    """A folder for the table's packages and work directory, reachable by the sandbox uids."""
+    root = Path(tempfile.mkdtemp(prefix="tapis-attacks-"))
+    root.chmod(0o711)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def package(folder: Path, source: Path | str, params: dict[str, object] | None = None) -> Path:
+    """A bot package folder: main.py (+ the attack helpers and params.json)."""
+    folder.mkdir()
+    main = folder / "main.py"
+    if isinstance(source, Path):
+        shutil.copyfile(source, main)
+        for helper in ("_attack.py", "_raw.py"):
+            shutil.copyfile(BOTS / helper, folder / helper)
+    else:
+        main.write_text(source)
+    if params is not None:
+        (folder / "params.json").write_text(json.dumps(params))
+    (folder / "tapis.json").write_text(json.dumps({"entry": "main.py", "runtime": "python3"}))
+    return folder
+
+
+def table(bots: list[str], workdir: Path) -> TableResult:
+    workdir.mkdir(mode=0o711)
+    workdir.chmod(0o711)
+    result = run_table(
+        game=GAME,
+        preset=PRESET,
+        bots=bots,
+        deals=DEALS,
+        seed=SEED,
+        limits=LIMITS,
+        sandbox="bwrap",
+        workdir=workdir,
+    )
+    verdict = games.verify(result.log)
+    assert verdict.ok, verdict
+    assert len(result.deal_points) == DEALS
+    return result
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[TableResult]:
+    """The same table with well-behaved bots in every seat."""
+    root = Path(tempfile.mkdtemp(prefix="tapis-attacks-reference-"))
+    root.chmod(0o711)
+    try:
+        bots = [str(package(root / f"bot{i}", VICTIM_BOT.format(secret=i))) for i in range(4)]
+        result = table(bots, root / "work")
+        assert result.faults == ()
+        yield result
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def processes_named(name: str) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                comm = Path(entry.path, "comm").read_text().strip()
+            except OSError:
+                continue
+            if comm == name:
+                found.append(int(entry.name))
+    return found
+
+
+class Outside:
+    """What a test watches outside the sandbox: a host folder anyone may write into, a marker
+    path in the host's /tmp, a listening port on the host's loopback, a process name."""
+
+    def __init__(self, arena: Path) -> None:
+        self.token = os.urandom(6).hex()
+        self.dropbox = arena / "dropbox"
+        self.host_tmp_marker = Path(tempfile.gettempdir(), f"tapis-attack-{self.token}")
+        self.process_name = f"tapis{self.token[:10]}"
+        self.listener = socket.socket()
+        self.arena = arena
+
+    def __enter__(self) -> Outside:
+        self.dropbox.mkdir()
+        self.dropbox.chmod(0o777)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.listener.setblocking(False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.listener.close()
+        self.host_tmp_marker.unlink(missing_ok=True)
+
+    def params(self, name: str) -> dict[str, object]:
+        return {
+            "name": name,
+            "token": self.token,
+            "repo": str(REPO),
+            "port": self.listener.getsockname()[1],
+            "dropbox": str(self.dropbox),
+            "host_tmp_marker": str(self.host_tmp_marker),
+            "judge_pid": os.getpid(),
+            "workdir": str(self.arena / "work"),
+            "process_name": self.process_name,
+        }
+
+
+def seat_bots(attack: Attack, arena: Path, params: dict[str, object]) -> list[str]:
+    """The attack in its seats, well-behaved bots (with a secret of their own) elsewhere."""
+    bots = []
+    for seat in range(4):
+        if seat in attack.seats:
+            source: Path | str = BOTS / f"{attack.name}.py"
+            bots.append(str(package(arena / f"seat{seat}", source, params)))
+        else:
+            victim = VICTIM_BOT.format(secret=os.urandom(8).hex())
+            bots.append(str(package(arena / f"seat{seat}", victim)))
+    return bots
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=str)
+def test_attack(
+    attack: Attack, arena: Path, reference: TableResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "judge-secret-" + os.urandom(8).hex()
+    monkeypatch.setenv("SECRET_KEY", secret)
+    monkeypatch.setenv("DATABASE_URL", f"postgres://tapis:{secret}@127.0.0.1:5432/tapis")
+    with Outside(arena) as outside:
+        bots = seat_bots(attack, arena, outside.params(attack.name))
+        result = table(bots, arena / "work")
+        with pytest.raises(BlockingIOError):
+            outside.listener.accept()
+
+    # The attacking seats: recorded.
+    for seat in attack.seats:
+        log = result.seats[seat].log
+        assert "SUCCEEDED" not in log, log[-2000:]
+        assert f"ATTACK {attack.name} ERROR" not in log, log[-2000:]
+        if attack.evidence:
+            assert f"ATTACK {attack.name} blocked" in log, log[-2000:]
+    kinds = {fault.kind for fault in result.faults}
+    assert {fault.seat for fault in result.faults} <= set(attack.seats)
+    if attack.faults:
+        assert kinds, "the attack should have been recorded as a fault"
+        assert result.faults[0].kind in attack.faults, result.faults
+        assert attack.detail in result.faults[0].detail
+    else:
+        assert result.faults == ()
+    for seat in attack.seats:
+        assert result.seats[seat].replaced is attack.replaced, result.seats[seat]
+
+    # The other seats: unaffected.
+    for seat in set(range(4)) - set(attack.seats):
+        other = result.seats[seat]
+        assert other.faults == ()
+        assert not other.replaced
+        assert other.decisions == reference.seats[seat].decisions
+    if not attack.faults:  # the attacker played on, as the well-behaved bot would
+        assert result.deal_points == reference.deal_points
+
+    # Outside: no secret in the result, no mark on the host, no survivor.
+    assert secret not in json.dumps(result.as_json())
+    assert list(outside.dropbox.iterdir()) == []
+    assert not outside.host_tmp_marker.exists()
+    assert processes_named(outside.process_name) == []
+
+
+@pytest.mark.parametrize("name", ["daemon", "net_listener"])
+def test_the_outside_checks_see_an_unsandboxed_attack(name: str, arena: Path) -> None:
+    """Control: without the sandbox the same checks catch the attack (they can fail)."""
+    attack = next(a for a in ATTACKS if a.name == name)
+    with Outside(arena) as outside:
+        bots = seat_bots(attack, arena, outside.params(name))
+        try:
+            run_table(
+                game=GAME,
+                preset=PRESET,
+                bots=bots,
+                deals=1,
+                seed=SEED,
+                limits=LIMITS,
+                sandbox="none",
+            )
+            if name == "daemon":
+                deadline = time.monotonic() + 10
+                while not outside.host_tmp_marker.exists() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert processes_named(outside.process_name) != []
+                assert outside.host_tmp_marker.exists()
+                assert list(outside.dropbox.iterdir()) != []
+            else:
+                connection, _ = outside.listener.accept()
+                connection.close()
+        finally:
+            for pid in processes_named(outside.process_name):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_flood_stderr_keeps_a_capped_log(arena: Path) -> None:
+    params = {"name": "flood_stderr", "token": "x"}
+    bots = [str(package(arena / "seat0", BOTS / "flood_stderr.py", params))]
+    bots += [str(package(arena / f"seat{i}", VICTIM_BOT.format(secret=i))) for i in (1, 2, 3)]
+    result = table(bots, arena / "work")
+    log = result.seats[0].log
+    assert len(log.encode()) <= LIMITS.log_bytes + 200
+    assert "log cut" in log
+
+
+def test_there_are_at_least_25_attacks() -> None:
+    files = {p.stem for p in BOTS.glob("*.py") if not p.name.startswith("_")}
+    assert files == {attack.name for attack in ATTACKS}
+    assert len(ATTACKS) >= 25
