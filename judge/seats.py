@@ -312,9 +312,9 @@ class ProcessSeat:
         if self.out_closed or self.broken:
             raise self._crash()
         self._send(act_line(request_id, deal, observation, legal_actions, bank), deadline)
+        if self.broken:
+            raise self._crash()
         if self._pending:
-            if self.broken:
-                raise self._crash()
             self._stale.add(request_id)
             raise ProtocolFault(FaultKind.TIMEOUT, "the bot did not read its input in time")
         lines = self._lines

@@ -11,7 +11,8 @@ or bad. Steps are ``[op, arg]``:
   legal action as JSON.
 - ``["send_raw", "hex"]``: write these bytes as they are.
 - ``["flood", n]``: write ``n`` bytes of ``x`` without a newline.
-- ``["sleep", seconds]``, ``["exit", status]``, ``["close_stdout"]``, ``["log", "text"]``.
+- ``["sleep", seconds]``, ``["exit", status]``, ``["close_stdin"]``, ``["close_stdout"]``,
+  ``["log", "text"]``.
 - ``["play"]``: answer every act with its first legal action until ``bye``, then exit 0.
 - ``["hang"]``: read and ignore everything until the input ends.
 """
@@ -90,6 +91,8 @@ for op, *args in SCRIPT:
         time.sleep(arg)
     elif op == "exit":
         sys.exit(arg)
+    elif op == "close_stdin":
+        os.close(0)
     elif op == "close_stdout":
         sys.stdout.flush()
         os.close(1)
@@ -107,7 +110,10 @@ for op, *args in SCRIPT:
             elif message.get("type") == "bye":
                 sys.exit(0)
     elif op == "hang":
-        while stdin.readline():
-            pass
+        try:
+            while stdin.readline():
+                pass
+        except (OSError, ValueError):
+            time.sleep(3600)
     else:
         fail("unknown step " + op)
