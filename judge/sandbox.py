@@ -83,6 +83,7 @@ SDK_ROOT = "/sdk"
 # Host uids given to sandboxes when the judge runs as root: one per running bot,
 # never 0, never "nobody" (shared with NFS and some daemons), outside the
 # usual /etc/subuid ranges (100000-165535 per user). Uid and gid are equal.
+# TAPIS_SANDBOX_UID_BASE moves the range (e.g. into a container's mapped uids).
 SANDBOX_UID_BASE = 1_100_000
 SANDBOX_UID_COUNT = 4096
 _UID_LOCK_DIR = Path("/run/tapis-sandbox")
@@ -698,14 +699,28 @@ class _UidSlot:
             self._fd = None
 
 
+def _uid_base() -> int:
+    configured = os.environ.get("TAPIS_SANDBOX_UID_BASE")
+    if not configured:
+        return SANDBOX_UID_BASE
+    try:
+        base = int(configured)
+    except ValueError:
+        base = 0
+    if base < 1000 or base + SANDBOX_UID_COUNT > 2**32 - 2:
+        raise SandboxError(f"TAPIS_SANDBOX_UID_BASE={configured!r}: a uid from 1000 up is needed")
+    return base
+
+
 def _acquire_uid() -> _UidSlot:
     try:
         _UID_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
     except OSError as exc:
         raise SandboxError(f"cannot create {_UID_LOCK_DIR}: {exc}") from exc
+    base = _uid_base()
     start = secrets.randbelow(SANDBOX_UID_COUNT)
     for i in range(SANDBOX_UID_COUNT):
-        uid = SANDBOX_UID_BASE + (start + i) % SANDBOX_UID_COUNT
+        uid = base + (start + i) % SANDBOX_UID_COUNT
         fd = os.open(_UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -952,9 +967,13 @@ def sandbox_status() -> SandboxStatus:
         parent = cgroup_parent()
     except SandboxError as exc:
         problems.append(str(exc))
-    uid_range = (
-        (SANDBOX_UID_BASE, SANDBOX_UID_BASE + SANDBOX_UID_COUNT - 1) if os.geteuid() == 0 else None
-    )
+    uid_range: tuple[int, int] | None = None
+    if os.geteuid() == 0:
+        try:
+            base = _uid_base()
+            uid_range = (base, base + SANDBOX_UID_COUNT - 1)
+        except SandboxError as exc:
+            problems.append(str(exc))
     return SandboxStatus(
         bwrap=bwrap,
         seccomp_instructions=instructions,
