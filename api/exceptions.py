@@ -41,13 +41,22 @@ from tournaments.errors import ApplicationError
 # Domain error codes that are not a plain 400 (everything else the domain refuses is a 400).
 APPLICATION_STATUS: dict[str, int] = {
     "not_found": status.HTTP_404_NOT_FOUND,
-    "permission_denied": status.HTTP_403_FORBIDDEN,
-    "forbidden": status.HTTP_403_FORBIDDEN,
     "not_owner": status.HTTP_403_FORBIDDEN,
+    "signup_closed": status.HTTP_403_FORBIDDEN,
     "hidden": status.HTTP_403_FORBIDDEN,
-    "conflict": status.HTTP_409_CONFLICT,
+    # The resource is not in a state that allows the request (now).
+    "status": status.HTTP_409_CONFLICT,
+    "registration": status.HTTP_409_CONFLICT,
+    "too_few": status.HTTP_409_CONFLICT,
+    "duplicate_entry": status.HTTP_409_CONFLICT,
+    "one_entry_per_user": status.HTTP_409_CONFLICT,
+    "entries": status.HTTP_409_CONFLICT,
     "too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
 }
+
+
+# Options the engine reports that are tournament settings in the API, not keys of ``options``.
+_SETTINGS_NAMED_LIKE_OPTIONS = frozenset({"game", "preset", "deals_per_table", "table_size"})
 
 
 class Hidden(exceptions.PermissionDenied):
@@ -127,7 +136,11 @@ def _application_response(exc: ApplicationError) -> Response:
     code = exc.code or "invalid"
     extra = dict(exc.extra)
     fields: dict[str, list[str]] = {}
-    field = extra.get("field") or extra.get("option")
+    field = extra.get("field")
+    option = extra.get("option")
+    if not field and isinstance(option, str) and option:
+        # A rule option is a key of the request's ``options``, unless it is a setting of its own.
+        field = option if option in _SETTINGS_NAMED_LIKE_OPTIONS else f"options.{option}"
     if isinstance(field, str) and field:
         fields[field] = [exc.message]
     return Response(

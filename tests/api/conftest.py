@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.cache import cache
+from django.db import transaction
+from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -91,7 +93,7 @@ class World:
     pending: Bot  # the author's, with an uploaded version 1 still pending
     other_bot: Bot  # the other author's
     draft: Tournament
-    open: Tournament
+    open: Tournament  # entries: other_bot and extra0 (the author's bot may enter)
     running: Tournament
     finished: Tournament
     table_running: Table
@@ -102,8 +104,15 @@ class World:
         return client_for(self.users[role])
 
 
-@pytest.fixture
-def world(db: None) -> World:
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+
+
+def build_world() -> World:
     users: dict[str, User | None] = {
         "anonymous": None,
         "author": make_user("author"),
@@ -112,7 +121,9 @@ def world(db: None) -> World:
         "staff": make_user("staff", staff=True),
     }
     author, other, organiser = users["author"], users["other"], users["organiser"]
-    assert author is not None and other is not None and organiser is not None
+    assert author is not None
+    assert other is not None
+    assert organiser is not None
     bot = builtin_bot(author, "alpha", "heuristic")
     pending = services.bot_create(owner=author, name="beta", game="hearts")
     services.bot_version_create(bot=pending, content=BOT_FILE.read_bytes(), filename="beta.py")
@@ -121,7 +132,8 @@ def world(db: None) -> World:
 
     draft = make_tournament(organiser, open_it=False, name="Draft cup")
     open_ = make_tournament(organiser, name="Open cup")
-    enter(open_, bot)
+    enter(open_, other_bot)
+    enter(open_, extra[0])
 
     running = make_tournament(organiser, name="Running cup")
     for b in (bot, other_bot, *extra):
@@ -153,6 +165,28 @@ def world(db: None) -> World:
     )
 
 
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[World]:
+    """One world per test module, inside a transaction rolled back at the end of the module;
+    each test runs in a savepoint inside it (what ``TestCase.setUpTestData`` does)."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
+        transaction.atomic(),
+    ):
+        yield build_world()
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def world(_module_world: World, db: None) -> World:
+    """The world of this module, as it was built: each test's changes are rolled back.
+
+    Its model instances are not refreshed: tests read them (pks, names), they do not rely on
+    their fields after a request changed the database."""
+    return _module_world
+
+
 def assert_error(response: Any, status: int, code: str | None = None) -> dict[str, Any]:
     """The response is the documented error shape with this status (and code)."""
     assert response.status_code == status, (response.status_code, response.content[:500])
@@ -160,8 +194,10 @@ def assert_error(response: Any, status: int, code: str | None = None) -> dict[st
     body = response.json()
     assert set(body) == {"error"}, body
     error = body["error"]
-    assert isinstance(error["code"], str) and error["code"]
-    assert isinstance(error["message"], str) and error["message"]
+    assert isinstance(error["code"], str)
+    assert error["code"]
+    assert isinstance(error["message"], str)
+    assert error["message"]
     assert isinstance(error["fields"], dict)
     assert set(error) <= {"code", "message", "fields", "details"}
     if code is not None:

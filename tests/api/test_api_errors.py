@@ -1,0 +1,349 @@
+"""Bad input: every mistake of a client is a 4xx in the documented error shape, never a 500."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from judge.package import MAX_ZIP_BYTES
+from tests.api.conftest import BOT_FILE, World, assert_error, ready_version
+from tournaments.models import BotVersion
+
+TOURNAMENT = {"name": "Cup", "game": "hearts", "rounds": 1, "deals_per_table": 4}
+
+
+def create(world: World, **changes: Any) -> Any:
+    return world.client("organiser").post(
+        "/api/v1/tournaments/", {**TOURNAMENT, **changes}, format="json"
+    )
+
+
+# --- tournament settings ------------------------------------------------------------------------
+
+
+def test_an_unknown_rule_option_names_the_option(world: World) -> None:
+    error = assert_error(create(world, options={"jokers": True}), 400, "invalid_option")
+    assert "jokers" in error["message"]
+    assert list(error["fields"]) == ["options.jokers"]
+
+
+def test_a_rule_option_out_of_its_allowed_values(world: World) -> None:
+    error = assert_error(create(world, options={"pass_count": 9}), 400, "invalid_option")
+    assert "options.pass_count" in error["fields"]
+    assert "from 1 to 5" in error["message"]  # the allowed values are named
+    error = assert_error(create(world, options={"moon": "sun"}), 400, "invalid_option")
+    assert "self-minus-26" in error["message"]
+    error = assert_error(create(world, options={"td_bonus": "yes"}), 400, "invalid_option")
+    assert "options.td_bonus" in error["fields"]
+
+
+def test_an_unknown_preset(world: World) -> None:
+    error = assert_error(create(world, preset="strip-hearts"), 400, "invalid_option")
+    assert list(error["fields"]) == ["preset"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"rounds": "three"}, "rounds"),
+        ({"rounds": 0}, "rounds"),
+        ({"deals_per_table": 10**9}, "deals_per_table"),
+        ({"game": "chess"}, "game"),
+        ({"duplicate": "perhaps"}, "duplicate"),
+        ({"options": ["target_score", 50]}, "options"),
+        ({"options": {"target_score": 50.5}}, "options.target_score"),
+        ({"options": {"target_score": None}}, "options.target_score"),
+        ({"place_points": [4, "two", 1, 0]}, "place_points.1"),
+        ({"decision_seconds": -1}, "decision_seconds"),
+        ({"registration_opens_at": "next tuesday"}, "registration_opens_at"),
+        ({"name": ""}, "name"),
+        ({"colour": "green"}, "colour"),
+    ],
+)
+def test_wrong_types_and_unknown_fields(world: World, changes: dict[str, Any], field: str) -> None:
+    error = assert_error(create(world, **changes), 400, "invalid")
+    assert field in error["fields"], error
+
+
+def test_missing_fields_are_each_named(world: World) -> None:
+    response = world.client("organiser").post("/api/v1/tournaments/", {}, format="json")
+    error = assert_error(response, 400, "invalid")
+    assert set(error["fields"]) == {"name", "game", "rounds", "deals_per_table"}
+
+
+def test_domain_checks_of_the_settings(world: World) -> None:
+    error = assert_error(create(world, place_points=[1, 2, 3, 4]), 400, "place_points")
+    assert "increase" in error["message"]
+    assert_error(create(world, seating="knockout"), 400)
+    assert_error(create(world, house_bot="genius"), 400, "limits")
+
+
+def test_a_started_tournament_cannot_change(world: World) -> None:
+    response = world.client("organiser").patch(
+        f"/api/v1/tournaments/{world.running.pk}/", {"rounds": 5}, format="json"
+    )
+    error = assert_error(response, 409, "status")
+    assert error["details"] == {"status": "running"}
+
+
+def test_changes_are_checked_like_a_creation(world: World) -> None:
+    client = world.client("organiser")
+    url = f"/api/v1/tournaments/{world.open.pk}/"
+    jokers = client.patch(url, {"options": {"jokers": 1}}, format="json")
+    assert_error(jokers, 400, "invalid_option")
+    assert_error(client.patch(url, {"game": "roi"}, format="json"), 409, "entries")
+    ok = client.patch(url, {"deals_per_table": 8, "options": {"target_score": 50}}, format="json")
+    assert ok.status_code == 200, ok.json()
+    assert ok.json()["deals_per_table"] == 8
+    assert ok.json()["options"] == {"target_score": 50}
+    assert ok.json()["commitment"] == world.open.commitment
+
+
+def test_malformed_json(world: World) -> None:
+    response = world.client("organiser").post(
+        "/api/v1/tournaments/", "{not json", content_type="application/json"
+    )
+    assert_error(response, 400, "parse_error")
+
+
+def test_json_with_nan_is_refused(world: World) -> None:
+    response = world.client("organiser").post(
+        "/api/v1/tournaments/",
+        '{"name": "x", "game": "hearts", "rounds": 1, "deals_per_table": 4, '
+        '"decision_seconds": NaN}',
+        content_type="application/json",
+    )
+    assert_error(response, 400, "parse_error")
+
+
+def test_filters_and_pages_are_checked(world: World) -> None:
+    client = world.client("anonymous")
+    assert "status" in assert_error(client.get("/api/v1/tournaments/?status=bogus"), 400)["fields"]
+    assert (
+        "ordering" in assert_error(client.get("/api/v1/tournaments/?ordering=seed"), 400)["fields"]
+    )
+    assert_error(client.get("/api/v1/tournaments/?page=999"), 404, "not_found")
+    assert "game" in assert_error(client.get("/api/v1/rankings/"), 400)["fields"]
+    assert (
+        "preset"
+        in assert_error(client.get("/api/v1/rankings/?game=hearts&preset=x"), 400)["fields"]
+    )
+    tables = f"/api/v1/tournaments/{world.finished.pk}/tables/?round=zero"
+    assert "round" in assert_error(client.get(tables), 400)["fields"]
+
+
+# --- entries ------------------------------------------------------------------------------------
+
+
+def test_a_version_not_ready_cannot_enter(world: World) -> None:
+    version = world.pending.versions.get()
+    assert version.status == BotVersion.Status.PENDING
+    response = world.client("author").post(
+        f"/api/v1/tournaments/{world.open.pk}/entries/", {"version": version.pk}, format="json"
+    )
+    assert_error(response, 400, "version_not_ready")
+
+
+def test_registering_after_the_start(world: World) -> None:
+    response = world.client("author").post(
+        f"/api/v1/tournaments/{world.running.pk}/entries/",
+        {"version": ready_version(world.bot).pk},
+        format="json",
+    )
+    assert "closed" in assert_error(response, 409, "status")["message"]
+
+
+def test_another_users_bot_cannot_be_entered(world: World) -> None:
+    response = world.client("author").post(
+        f"/api/v1/tournaments/{world.open.pk}/entries/",
+        {"version": ready_version(world.other_bot).pk},
+        format="json",
+    )
+    assert_error(response, 403, "permission_denied")
+
+
+def test_entering_twice(world: World) -> None:
+    client = world.client("author")
+    url = f"/api/v1/tournaments/{world.open.pk}/entries/"
+    first = client.post(url, {"version": ready_version(world.bot).pk}, format="json")
+    assert first.status_code == 201
+    again = client.post(url, {"version": ready_version(world.bot).pk}, format="json")
+    assert_error(again, 409, "duplicate_entry")
+
+
+def test_entering_an_unknown_version(world: World) -> None:
+    url = f"/api/v1/tournaments/{world.open.pk}/entries/"
+    assert_error(world.client("author").post(url, {"version": 10**9}, format="json"), 404)
+    assert_error(world.client("author").post(url, {"version": "v1"}, format="json"), 400)
+
+
+def test_starting_with_too_few_entries(world: World) -> None:
+    response = world.client("organiser").post(f"/api/v1/tournaments/{world.draft.pk}/start/")
+    assert_error(response, 409, "status")
+    world.client("organiser").post(f"/api/v1/tournaments/{world.draft.pk}/open/")
+    response = world.client("organiser").post(f"/api/v1/tournaments/{world.draft.pk}/start/")
+    assert_error(response, 409, "too_few")
+
+
+# --- uploads ------------------------------------------------------------------------------------
+
+
+def upload(world: World, file: Any, role: str = "author") -> Any:
+    return world.client(role).post(
+        f"/api/v1/bots/{world.bot.pk}/versions/", {"file": file}, format="multipart"
+    )
+
+
+def test_an_upload_becomes_a_pending_version(world: World) -> None:
+    response = upload(world, SimpleUploadedFile("mine.py", BOT_FILE.read_bytes()))
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["number"], body["status"], body["filename"]) == (2, "pending", "mine.py")
+    assert body["size"] == len(BOT_FILE.read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bot.txt", b"print('hello')"),
+        ("bot.zip", b"this is not a zip archive"),
+        ("bot.zip", b"PK\x03\x04 truncated"),
+    ],
+)
+def test_a_malformed_upload(world: World, name: str, content: bytes) -> None:
+    assert_error(upload(world, SimpleUploadedFile(name, content)), 400, "bot_package")
+
+
+def test_a_zip_without_a_manifest(world: World) -> None:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        archive.writestr("bot.py", BOT_FILE.read_bytes())
+    error = assert_error(upload(world, SimpleUploadedFile("bot.zip", data.getvalue())), 400)
+    assert error["code"] == "bot_package"
+
+
+def test_an_empty_or_missing_file(world: World) -> None:
+    assert "file" in assert_error(upload(world, SimpleUploadedFile("bot.py", b"")), 400)["fields"]
+    response = world.client("author").post(
+        f"/api/v1/bots/{world.bot.pk}/versions/", {}, format="multipart"
+    )
+    assert "file" in assert_error(response, 400, "invalid")["fields"]
+
+
+def test_an_upload_must_be_multipart(world: World) -> None:
+    response = world.client("author").post(
+        f"/api/v1/bots/{world.bot.pk}/versions/", {"file": "print(1)"}, format="json"
+    )
+    assert_error(response, 415, "unsupported_media_type")
+
+
+def test_an_oversized_upload(world: World) -> None:
+    big = b"#" * (MAX_ZIP_BYTES + 1)
+    error = assert_error(upload(world, SimpleUploadedFile("big.py", big)), 413, "too_large")
+    assert str(MAX_ZIP_BYTES) in error["message"]
+
+
+def test_an_oversized_request_is_refused_before_it_is_read(world: World) -> None:
+    big = b"#" * (MAX_ZIP_BYTES + 128 * 1024)
+    response = upload(world, SimpleUploadedFile("big.py", big))
+    assert_error(response, 413, "too_large")
+
+
+def test_uploading_to_another_users_bot(world: World) -> None:
+    response = upload(world, SimpleUploadedFile("mine.py", BOT_FILE.read_bytes()), role="other")
+    assert_error(response, 403, "permission_denied")
+
+
+def test_built_in_versions_have_no_code(world: World) -> None:
+    response = world.client("author").get(f"/api/v1/bots/{world.bot.pk}/versions/1/code/")
+    assert_error(response, 404, "not_found")
+
+
+def test_bot_names_are_unique_per_owner(world: World) -> None:
+    response = world.client("author").post(
+        "/api/v1/bots/", {"name": "alpha", "game": "hearts"}, format="json"
+    )
+    assert_error(response, 400, "bot_name")
+
+
+# --- accounts -----------------------------------------------------------------------------------
+
+
+def test_wrong_credentials(world: World) -> None:
+    response = APIClient().post(
+        "/api/v1/auth/token/", {"username": "author", "password": "wrong"}, format="json"
+    )
+    assert_error(response, 400, "invalid_credentials")
+    response = APIClient().post("/api/v1/auth/token/", {"username": "author"}, format="json")
+    assert "password" in assert_error(response, 400, "invalid")["fields"]
+
+
+def test_a_wrong_token(world: World) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    assert_error(client.get("/api/v1/games/"), 401, "authentication_failed")
+
+
+def test_anonymous_writes_are_asked_for_a_token(world: World) -> None:
+    response = APIClient().post("/api/v1/bots/", {"name": "x", "game": "hearts"}, format="json")
+    assert_error(response, 401, "not_authenticated")
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_signup_closed(world: World, settings: Any) -> None:
+    settings.TAPIS_ALLOW_SIGNUP = False
+    response = APIClient().post(
+        "/api/v1/auth/signup/", {"username": "x", "password": "a-long-Passw0rd!"}, format="json"
+    )
+    assert_error(response, 403, "signup_closed")
+
+
+def test_signup_checks(world: World, settings: Any) -> None:
+    settings.TAPIS_ALLOW_SIGNUP = True
+    client = APIClient()
+    weak = client.post("/api/v1/auth/signup/", {"username": "x", "password": "123"}, format="json")
+    assert "password" in assert_error(weak, 400, "weak_password")["fields"]
+    taken = client.post(
+        "/api/v1/auth/signup/",
+        {"username": "Author", "password": "a-long-Passw0rd!"},
+        format="json",
+    )
+    assert "username" in assert_error(taken, 400, "username_taken")["fields"]
+    bad = client.post(
+        "/api/v1/auth/signup/", {"username": "a b/c", "password": "a-long-Passw0rd!"}, format="json"
+    )
+    assert "username" in assert_error(bad, 400, "invalid")["fields"]
+
+
+# --- HTTP ---------------------------------------------------------------------------------------
+
+
+def test_unknown_paths_and_methods(world: World) -> None:
+    client = world.client("author")
+    assert_error(client.get("/api/v1/no/such/thing/"), 404, "not_found")
+    assert_error(client.get("/api/v1/deals/999999/"), 404, "not_found")
+    assert_error(client.get("/api/v1/tables/999999/log/"), 404, "not_found")
+    assert_error(client.get("/api/v1/games/chess/"), 404, "not_found")
+    assert_error(client.delete("/api/v1/games/"), 405, "method_not_allowed")
+    assert_error(client.get("/api/v1/games/", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
+
+
+def test_throttling(world: World, settings: Any) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "3/minute", "user": "5/minute"},
+    }
+    anonymous, author = world.client("anonymous"), world.client("author")
+    for _ in range(3):
+        assert anonymous.get("/api/v1/games/").status_code == 200
+    response = anonymous.get("/api/v1/games/")
+    assert_error(response, 429, "throttled")
+    assert int(response["Retry-After"]) > 0
+    for _ in range(5):
+        assert author.get("/api/v1/games/").status_code == 200
+    assert_error(author.get("/api/v1/games/"), 429, "throttled")

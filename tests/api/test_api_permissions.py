@@ -1,0 +1,296 @@
+"""The permission matrix: every endpoint against every kind of client.
+
+Each row names an endpoint (method, path, body) and the status each role gets. A status below
+400 is a success; every 4xx must be the documented error shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.api.conftest import BOT_FILE, ROLES, World, assert_error, ready_version
+
+ANON, AUTHOR, OTHER, ORGANISER, STAFF = ROLES
+
+
+def everyone(status: int) -> dict[str, int]:
+    return dict.fromkeys(ROLES, status)
+
+
+def logged_in(status: int, anonymous: int = 401) -> dict[str, int]:
+    return {**everyone(status), ANON: anonymous}
+
+
+def only(allowed: dict[str, int], others: int = 403, anonymous: int = 401) -> dict[str, int]:
+    """``allowed`` roles get their status, other logged-in roles ``others``."""
+    return {**logged_in(others, anonymous), **allowed}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    method: str
+    path: Callable[[World], str]
+    expected: dict[str, int]
+    body: Callable[[World], Any] | None = None
+    multipart: bool = False
+    query: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def upload(world: World) -> dict[str, Any]:
+    return {"file": SimpleUploadedFile("mine.py", BOT_FILE.read_bytes())}
+
+
+def new_tournament(world: World) -> dict[str, Any]:
+    return {"name": "New cup", "game": "hearts", "rounds": 2, "deals_per_table": 4}
+
+
+CASES = [
+    # Games and the schema
+    Case("games", "GET", lambda w: "/api/v1/games/", everyone(200)),
+    Case("game", "GET", lambda w: "/api/v1/games/hearts/", everyone(200)),
+    Case("schema", "GET", lambda w: "/api/v1/schema/", everyone(200)),
+    Case("docs", "GET", lambda w: "/api/v1/docs/", everyone(200)),
+    # Accounts
+    Case(
+        "token obtain",
+        "POST",
+        lambda w: "/api/v1/auth/token/",
+        everyone(200),
+        body=lambda w: {"username": "author", "password": "author-secret-pw"},
+    ),
+    Case("token revoke", "DELETE", lambda w: "/api/v1/auth/token/", logged_in(204)),
+    Case("me", "GET", lambda w: "/api/v1/auth/me/", logged_in(200)),
+    Case(
+        "signup",
+        "POST",
+        lambda w: "/api/v1/auth/signup/",
+        everyone(201),
+        body=lambda w: {"username": "newcomer", "password": "a-long-Passw0rd!"},
+    ),
+    # Bots
+    Case("bots", "GET", lambda w: "/api/v1/bots/", logged_in(200)),
+    Case(
+        "bot create",
+        "POST",
+        lambda w: "/api/v1/bots/",
+        logged_in(201),
+        body=lambda w: {"name": "fresh", "game": "hearts"},
+    ),
+    Case("bot", "GET", lambda w: f"/api/v1/bots/{w.bot.pk}/", everyone(200)),
+    Case(
+        "versions",
+        "GET",
+        lambda w: f"/api/v1/bots/{w.bot.pk}/versions/",
+        only({AUTHOR: 200, STAFF: 200}),
+    ),
+    Case(
+        "version upload",
+        "POST",
+        lambda w: f"/api/v1/bots/{w.bot.pk}/versions/",
+        only({AUTHOR: 201}),
+        body=upload,
+        multipart=True,
+    ),
+    Case(
+        "version",
+        "GET",
+        lambda w: f"/api/v1/bots/{w.bot.pk}/versions/1/",
+        only({AUTHOR: 200, STAFF: 200}),
+    ),
+    Case(
+        "version code",
+        "GET",
+        lambda w: f"/api/v1/bots/{w.pending.pk}/versions/1/code/",
+        only({AUTHOR: 200, STAFF: 200}),
+    ),
+    Case("bot ratings", "GET", lambda w: f"/api/v1/bots/{w.bot.pk}/ratings/", everyone(200)),
+    # Tournaments
+    Case("tournaments", "GET", lambda w: "/api/v1/tournaments/", everyone(200)),
+    Case(
+        "tournament create",
+        "POST",
+        lambda w: "/api/v1/tournaments/",
+        only({ORGANISER: 201, STAFF: 201}),
+        body=new_tournament,
+    ),
+    Case(
+        "tournament (finished)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.finished.pk}/",
+        everyone(200),
+    ),
+    Case(
+        "tournament (draft)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.draft.pk}/",
+        only({ORGANISER: 200, STAFF: 200}, others=404, anonymous=404),
+    ),
+    Case(
+        "tournament change",
+        "PATCH",
+        lambda w: f"/api/v1/tournaments/{w.open.pk}/",
+        only({ORGANISER: 200, STAFF: 200}),
+        body=lambda w: {"name": "Renamed cup", "rounds": 2},
+    ),
+    Case(
+        "tournament open",
+        "POST",
+        lambda w: f"/api/v1/tournaments/{w.draft.pk}/open/",
+        only({ORGANISER: 200, STAFF: 200}, others=404),
+    ),
+    Case(
+        "tournament start",
+        "POST",
+        lambda w: f"/api/v1/tournaments/{w.open.pk}/start/",
+        only({ORGANISER: 200, STAFF: 200}),
+    ),
+    Case(
+        "tournament cancel",
+        "POST",
+        lambda w: f"/api/v1/tournaments/{w.running.pk}/cancel/",
+        only({ORGANISER: 200, STAFF: 200}),
+    ),
+    Case(
+        "entries",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.open.pk}/entries/",
+        everyone(200),
+    ),
+    Case(
+        "entries (draft)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.draft.pk}/entries/",
+        only({ORGANISER: 200, STAFF: 200}, others=404, anonymous=404),
+    ),
+    Case(
+        "entry register",
+        "POST",
+        lambda w: f"/api/v1/tournaments/{w.open.pk}/entries/",
+        only({AUTHOR: 201}),
+        body=lambda w: {"version": ready_version(w.bot).pk},
+    ),
+    Case(
+        "standings (finished)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.finished.pk}/standings/",
+        everyone(200),
+    ),
+    Case(
+        "standings (running)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.running.pk}/standings/",
+        everyone(200),
+    ),
+    Case(
+        "progress",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.running.pk}/progress/",
+        everyone(200),
+    ),
+    Case(
+        "rounds",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.finished.pk}/rounds/",
+        everyone(200),
+    ),
+    Case(
+        "tables",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.finished.pk}/tables/",
+        everyone(200),
+        query={"round": "1"},
+    ),
+    # Tables and deals
+    Case("table (done)", "GET", lambda w: f"/api/v1/tables/{w.table_done.pk}/", everyone(200)),
+    Case(
+        "table (running)",
+        "GET",
+        lambda w: f"/api/v1/tables/{w.table_running.pk}/",
+        everyone(200),
+    ),
+    Case(
+        "table log (done)",
+        "GET",
+        lambda w: f"/api/v1/tables/{w.table_done.pk}/log/",
+        everyone(200),
+    ),
+    Case(
+        "table log (running): hidden from everyone",
+        "GET",
+        lambda w: f"/api/v1/tables/{w.table_running.pk}/log/",
+        everyone(403),
+    ),
+    Case("deal replay", "GET", lambda w: f"/api/v1/deals/{w.deal_done.pk}/", everyone(200)),
+    Case(
+        "deal audit",
+        "GET",
+        lambda w: f"/api/v1/deals/{w.deal_done.pk}/audit/",
+        everyone(200),
+    ),
+    # Rankings
+    Case(
+        "rankings",
+        "GET",
+        lambda w: "/api/v1/rankings/",
+        everyone(200),
+        query={"game": "hearts"},
+    ),
+]
+
+
+@pytest.fixture(autouse=True)
+def _signup_allowed(settings: Any) -> None:
+    settings.TAPIS_ALLOW_SIGNUP = True
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_permission_matrix(world: World, case: Case, role: str) -> None:
+    client = world.client(role)
+    path = case.path(world)
+    if case.query:
+        path += "?" + "&".join(f"{k}={v}" for k, v in case.query.items())
+    kwargs: dict[str, Any] = {}
+    if case.body is not None:
+        kwargs["data"] = case.body(world)
+        kwargs["format"] = "multipart" if case.multipart else "json"
+    response = getattr(client, case.method.lower())(path, **kwargs)
+    expected = case.expected[role]
+    if expected >= 400:
+        assert_error(response, expected)
+    else:
+        assert response.status_code == expected, (response.status_code, response.content[:400])
+
+
+def test_every_endpoint_is_in_the_matrix(world: World) -> None:
+    """A new endpoint of the schema must get a row here."""
+    schema = world.client(ANON).get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
+    operations = {
+        (method.upper(), path)
+        for path, item in schema["paths"].items()
+        for method in item
+        if method in ("get", "post", "put", "patch", "delete")
+    }
+    covered = set()
+    for case in CASES:
+        template = case.path(world)
+        for method, path in operations:
+            if method == case.method and _matches(path, template):
+                covered.add((method, path))
+    assert operations - covered == set()
+
+
+def _matches(template: str, concrete: str) -> bool:
+    parts, actual = template.strip("/").split("/"), concrete.strip("/").split("/")
+    if len(parts) != len(actual):
+        return False
+    return all(p == a or p.startswith("{") for p, a in zip(parts, actual, strict=True))
