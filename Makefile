@@ -71,7 +71,7 @@ format: install-dev
 	$(VENV)/bin/ruff format .
 
 typecheck: install-dev
-	$(VENV)/bin/mypy $(PACKAGES) tests manage.py
+	$(VENV)/bin/mypy $(PACKAGES) manage.py
 
 pytest: install-dev
 	DATABASE_URL='$(TEST_DATABASE_URL)' CELERY_BROKER_URL='$(TEST_BROKER_URL)' \
