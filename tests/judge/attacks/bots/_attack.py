@@ -75,10 +75,11 @@ def set_name(name):
 
 
 class Attacker(Bot):
-    """Plays the first legal action, and runs ``attack()`` once: at hello or at the first act."""
+    """Plays the first legal action, and runs ``attack()`` once: at hello (within the start-up
+    limit, more generous than a decision's) or at the first act."""
 
     name = "attacker"
-    when = "act"
+    when = "hello"
 
     def __init__(self):
         super().__init__()

@@ -4,6 +4,8 @@ from _attack import Attacker, evidence, main
 
 
 class CpuSpin(Attacker):
+    when = "act"
+
     def attack(self):
         evidence("attempting", "spinning")
 

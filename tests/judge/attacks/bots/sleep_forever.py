@@ -6,6 +6,8 @@ from _attack import Attacker, evidence, main
 
 
 class SleepForever(Attacker):
+    when = "act"
+
     def attack(self):
         evidence("attempting", "sleeping forever")
         while True:
