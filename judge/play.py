@@ -160,8 +160,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    # With --sandbox none, judge.sandbox prints its loud warning when it starts the first bot
-    # process (built-in bots run in the judge and need none).
+    if args.sandbox == "none":
+        # The loud warning, now rather than in the middle of the progress bar (judge.sandbox
+        # prints it once per process, at the latest when it starts the first bot).
+        from judge.sandbox import _warn_unsandboxed
+
+        _warn_unsandboxed()
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         result = run_table(
