@@ -15,12 +15,13 @@ process) is kept apart from every other run on the same servers:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,9 @@ import pytest
 from config.celery import app as celery_app
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-RUN_ID = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+# Unique among the runs sharing these servers now, and the same if this module is imported
+# twice in one process (``from tests.conftest import LiveWorker``).
+RUN_ID = f"{os.getpid()}-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]}"
 CELERY_ISOLATION = {
     "task_default_queue": f"tapis-test-{RUN_ID}",
     "control_exchange": f"tapis-test-{RUN_ID}",
