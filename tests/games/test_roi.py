@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,12 @@ def script_hands() -> list[list[str]]:
         for position, name in enumerate(cards):
             hands[(leader + position) % 4].append(name)
     return hands
+
+
+def dealt_hands(state: games.State) -> list[list[str]]:
+    """The hands a deal was dealt (from its record), as lists of names."""
+    hands: Any = state.deal_record()["hands"]
+    return [list(hand) for hand in hands]
 
 
 def hands_from(text: str) -> list[list[str]]:
@@ -624,7 +631,7 @@ def test_explicit_hands_are_checked(roi: RoiGame) -> None:
 def test_verify_explicit_deal_log(roi: RoiGame) -> None:
     state = scripted(roi, 0)
     entry = deal_log(state)
-    log = {
+    log: dict[str, Any] = {
         "format": "tapis-replay",
         "version": 1,
         "game": "roi",
@@ -635,7 +642,7 @@ def test_verify_explicit_deal_log(roi: RoiGame) -> None:
     }
     assert games.verify(log).ok
     bad = copy.deepcopy(log)
-    bad["deals"][0]["actions"][5] = [1, "2H"]  # type: ignore[index]
+    bad["deals"][0]["actions"][5] = [1, "2H"]
     verdict = games.verify(bad)
     assert not verdict.ok
     assert verdict.step == 5
@@ -737,10 +744,7 @@ def test_random_playouts_follow_the_rules() -> None:
         state = game.new_deal(seed % 10, seed=seed)
         assert isinstance(state, RoiState)
         trump = state.contract.trump
-        hands = [
-            {parse_card(n) for n in h}  # type: ignore[arg-type]
-            for h in state.deal_record()["hands"]  # type: ignore[union-attr]
-        ]
+        hands = [{parse_card(n) for n in h} for h in dealt_hands(state)]
         trick: list[int] = []
         leader = state.current_player()
         while not state.is_terminal():
@@ -765,8 +769,8 @@ def test_random_playouts_follow_the_rules() -> None:
 # -- no leak ---------------------------------------------------------------------------------
 
 
-def test_observation_does_not_leak_hidden_cards() -> None:
-    game = games.load("roi")
+def test_observation_does_not_leak_hidden_cards(roi: RoiGame) -> None:
+    game = roi
     checked = 0
     for seed in range(200):
         rng = random.Random(seed)
@@ -776,21 +780,21 @@ def test_observation_does_not_leak_hidden_cards() -> None:
             a.apply_action(rng.choice(a.legal_actions()))
         # Swap two unplayed cards of the same suit between two seats: what every other seat
         # may know is unchanged, and every play so far stays legal.
-        hands = [list(h) for h in a.deal_record()["hands"]]  # type: ignore[union-attr]
+        hands = dealt_hands(a)
         played = {name for _, name in a.history()}
         x, y = rng.sample(range(4), 2)
         pairs = [
             (cx, cy)
             for cx in hands[x]
             for cy in hands[y]
-            if cx not in played and cy not in played and cx[1] == cy[1]  # type: ignore[index]
+            if cx not in played and cy not in played and cx[1] == cy[1]
         ]
         if not pairs:
             continue
         cx, cy = rng.choice(pairs)
         hands[x][hands[x].index(cx)] = cy
         hands[y][hands[y].index(cy)] = cx
-        b = game.new_deal(a.deal_index, hands=hands, dealer=a.dealer)  # type: ignore[attr-defined,arg-type]
+        b = game.new_deal(a.deal_index, hands=hands, dealer=a.dealer)
         for _, action in a.history():
             b.apply_action(action)
         for seat in range(4):
