@@ -36,6 +36,7 @@ import fcntl
 import functools
 import json
 import logging
+import math
 import os
 import re
 import resource
@@ -239,6 +240,10 @@ class BotProcess:
         self._uid_slot = uid_slot
         self._lock = threading.Lock()
         self._killed = False
+        # poll() and wait() look at the started process's exit without reaping it: until
+        # kill() reaps it, its pid (the process group's id) cannot be reused by a stranger.
+        self._leader_fd: int | None = os.pidfd_open(popen.pid)
+        self._status: int | None = None
 
     def __repr__(self) -> str:
         state = "killed" if self._killed else f"returncode={self._popen.returncode}"
@@ -248,15 +253,36 @@ class BotProcess:
     def returncode(self) -> int | None:
         """The exit status once known: the bot's code, or 128+signal under bwrap,
         or -signal in mode "none" (as in :mod:`subprocess`)."""
-        return self._popen.returncode
+        if self._popen.returncode is not None:
+            return self._popen.returncode
+        return self._status
 
     def poll(self) -> int | None:
         """The exit status if the bot has exited, else None."""
-        return self._popen.poll()
+        if self._status is None and self._popen.returncode is None:
+            leader = self._leader_fd
+            if leader is None:
+                return self._popen.poll()
+            try:
+                # WNOWAIT: learn the status and leave the process to kill() to reap
+                info = os.waitid(os.P_PIDFD, leader, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return self._popen.poll()
+            if info is not None and info.si_pid:
+                code = info.si_status
+                self._status = code if info.si_code == os.CLD_EXITED else -code
+        return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the bot to exit; raises subprocess.TimeoutExpired."""
-        return self._popen.wait(timeout)
+        leader = self._leader_fd
+        if leader is None:
+            return self._popen.wait(timeout)
+        if not _wait_readable(leader, timeout if timeout is not None else math.inf):
+            raise subprocess.TimeoutExpired(self._popen.args, timeout or 0.0)
+        status = self.poll()
+        assert status is not None
+        return status
 
     def kill(self) -> None:
         """Kill the whole process tree, reap it and close the pipes. Idempotent."""
@@ -268,9 +294,11 @@ class BotProcess:
             for pipe in (self.stdin, self.stdout, self.stderr):
                 with contextlib.suppress(OSError):
                     pipe.close()
-            if self._pidfd is not None:
-                os.close(self._pidfd)
-                self._pidfd = None
+            for name in ("_pidfd", "_leader_fd"):
+                fd = getattr(self, name)
+                if fd is not None:
+                    os.close(fd)
+                    setattr(self, name, None)
             if self._cgroup is not None:
                 self._cgroup.remove()
             if self._uid_slot is not None:
@@ -291,12 +319,12 @@ class BotProcess:
                 self._cgroup.kill()
             # bubblewrap reaps the bot and exits by itself; killing it first would
             # leave the bot a zombie for the host's init to reap
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._popen.wait(_REAP_GRACE)
+            if self._leader_fd is not None:
+                _wait_readable(self._leader_fd, _REAP_GRACE)
         # The process group: bubblewrap (mode "bwrap"), the bot and the children
-        # that kept its group (mode "none"). Its id cannot have been reused while
-        # the leader is unreaped or, in mode "none", while a member lives.
-        if self._popen.returncode is None or self.mode == "none":
+        # that kept its group (mode "none"). Its id cannot have been reused: the
+        # leader is not reaped yet (poll and wait leave it a zombie).
+        if self._popen.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._popen.pid, signal.SIGKILL)
         try:
@@ -327,12 +355,14 @@ class BotProcess:
 def _wait_readable(fd: int, timeout: float) -> bool:
     poller = select.poll()
     poller.register(fd, select.POLLIN)
+    if poller.poll(0):
+        return True
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
-        if poller.poll(remaining * 1000):
+        if poller.poll(None if math.isinf(remaining) else remaining * 1000):
             return True
 
 
