@@ -53,5 +53,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Rankings
     path("rankings/", views.RankingList.as_view(), name="ranking-list"),
     # Anything else under /api/v1/: a JSON 404.
-    re_path(r"^.*$", views.NotFoundView.as_view(), name="not-found"),
+    re_path(r"^[\s\S]*$", views.NotFoundView.as_view(), name="not-found"),
 ]
