@@ -692,7 +692,7 @@ def _wait_until_released(block_w: int, pidfd: int, popen: subprocess.Popen[bytes
         fcntl.ioctl(block_w, termios.FIONREAD, pending)
         if pending[0] == 0:
             return
-        if _wait_readable(pidfd, 0.0005):  # the child died before reading it
+        if select.select([pidfd], [], [], 0.0002)[0]:  # the child died before reading it
             raise SandboxError(f"bubblewrap could not set up the sandbox: {_stderr_of(popen)}")
         if time.monotonic() > deadline:
             raise SandboxError(f"bubblewrap did not set up the sandbox in {_START_TIMEOUT:.0f} s")
