@@ -64,7 +64,10 @@ def builtin_bot(owner: User, name: str, builtin: str = "random", game: str = "he
 
 
 def ready_version(bot: Bot) -> BotVersion:
-    return bot.versions.get(status=BotVersion.Status.READY)
+    """The bot's latest ready version."""
+    version = bot.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
+    assert version is not None
+    return version
 
 
 def make_tournament(organiser: User, *, open_it: bool = True, **kwargs: Any) -> Tournament:
