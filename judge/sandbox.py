@@ -51,7 +51,7 @@ import termios
 import threading
 import time
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal, cast
@@ -146,23 +146,30 @@ class SandboxLimits:
             raise ValueError("SandboxLimits.max_open_files must be at least 8")
 
     def rlimits(self) -> list[tuple[str, int, int, int]]:
-        """(prlimit option, resource, soft, hard) for every rlimit of the bot's processes."""
+        """(prlimit option, resource, soft, hard) for every rlimit of the bot's processes
+        (those the platform knows: some are Linux only)."""
         stack = min(8 * 2**20, self.memory_bytes // 4)
-        return [
+        wanted = [
             # SIGXCPU at the soft limit, SIGKILL one second later
-            ("cpu", resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 1),
-            ("as", resource.RLIMIT_AS, self.memory_bytes, self.memory_bytes),
-            ("nproc", resource.RLIMIT_NPROC, self.max_processes, self.max_processes),
-            ("fsize", resource.RLIMIT_FSIZE, self.max_file_size, self.max_file_size),
-            ("nofile", resource.RLIMIT_NOFILE, self.max_open_files, self.max_open_files),
-            ("core", resource.RLIMIT_CORE, 0, 0),
-            ("stack", resource.RLIMIT_STACK, stack, stack),
-            ("memlock", resource.RLIMIT_MEMLOCK, 64 * 2**10, 64 * 2**10),
-            ("msgqueue", resource.RLIMIT_MSGQUEUE, 0, 0),
-            ("sigpending", resource.RLIMIT_SIGPENDING, 256, 256),
-            ("nice", resource.RLIMIT_NICE, 0, 0),
-            ("rtprio", resource.RLIMIT_RTPRIO, 0, 0),
+            ("cpu", "RLIMIT_CPU", self.cpu_seconds, self.cpu_seconds + 1),
+            ("as", "RLIMIT_AS", self.memory_bytes, self.memory_bytes),
+            ("nproc", "RLIMIT_NPROC", self.max_processes, self.max_processes),
+            ("fsize", "RLIMIT_FSIZE", self.max_file_size, self.max_file_size),
+            ("nofile", "RLIMIT_NOFILE", self.max_open_files, self.max_open_files),
+            ("core", "RLIMIT_CORE", 0, 0),
+            ("stack", "RLIMIT_STACK", stack, stack),
+            ("memlock", "RLIMIT_MEMLOCK", 64 * 2**10, 64 * 2**10),
+            ("msgqueue", "RLIMIT_MSGQUEUE", 0, 0),
+            ("sigpending", "RLIMIT_SIGPENDING", 256, 256),
+            ("nice", "RLIMIT_NICE", 0, 0),
+            ("rtprio", "RLIMIT_RTPRIO", 0, 0),
         ]
+        limits = []
+        for option, name, soft, hard in wanted:
+            res: int | None = getattr(resource, name, None)
+            if res is not None:
+                limits.append((option, res, soft, hard))
+        return limits
 
 
 class SandboxError(RuntimeError):
@@ -242,7 +249,9 @@ class BotProcess:
         self._killed = False
         # poll() and wait() look at the started process's exit without reaping it: until
         # kill() reaps it, its pid (the process group's id) cannot be reused by a stranger.
-        self._leader_fd: int | None = os.pidfd_open(popen.pid)
+        self._leader_fd: int | None = (
+            os.pidfd_open(popen.pid) if hasattr(os, "pidfd_open") else None  # Linux only
+        )
         self._status: int | None = None
 
     def __repr__(self) -> str:
@@ -539,12 +548,17 @@ def _prlimit_command(limits: SandboxLimits) -> list[str]:
     """
     args = [_trusted_binary("prlimit", "util-linux")]
     for name, res, soft, hard in limits.rlimits():
-        ceiling = resource.getrlimit(res)[1]
-        if ceiling != resource.RLIM_INFINITY:
-            soft, hard = min(soft, ceiling), min(hard, ceiling)
+        soft, hard = _within_hard_limit(res, soft, hard)
         args.append(f"--{name}={soft}:{hard}")
     args.append("--")
     return args
+
+
+def _within_hard_limit(res: int, soft: int, hard: int) -> tuple[int, int]:
+    ceiling = resource.getrlimit(res)[1]
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    return soft, hard
 
 
 def _trusted_binary(name: str, package: str) -> str:
@@ -939,11 +953,31 @@ def _map_path(arg: str, bot_dir: Path, sdk_dir: Path | None) -> str:
     return arg
 
 
+def _rlimit_setter(limits: SandboxLimits) -> Callable[[], None]:
+    """Mode "none" on a system without util-linux's prlimit (macOS): set them between fork
+    and exec instead (unsafe in a threaded judge, acceptable for local development)."""
+    values = [
+        (res, *_within_hard_limit(res, soft, hard)) for _, res, soft, hard in limits.rlimits()
+    ]
+
+    def apply() -> None:
+        for res, soft, hard in values:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(res, (soft, hard))
+
+    return apply
+
+
 def _spawn_unsandboxed(
     argv: list[str], *, bot_dir: Path, sdk_dir: Path | None, limits: SandboxLimits, cwd: str
 ) -> BotProcess:
     _warn_unsandboxed()
-    args = [*_prlimit_command(limits), *(_map_path(arg, bot_dir, sdk_dir) for arg in argv)]
+    args = [_map_path(arg, bot_dir, sdk_dir) for arg in argv]
+    preexec: Callable[[], None] | None = None
+    try:
+        args = [*_prlimit_command(limits), *args]
+    except SandboxError:
+        preexec = _rlimit_setter(limits)
     env = _bot_env(False)
     env["HOME"] = tempfile.gettempdir()
     if sdk_dir is not None:
@@ -960,6 +994,7 @@ def _spawn_unsandboxed(
             cwd=real_cwd,
             close_fds=True,
             process_group=0,
+            preexec_fn=preexec,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"cannot start {argv[0]!r}: {exc}") from exc

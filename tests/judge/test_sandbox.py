@@ -819,6 +819,18 @@ def test_mode_none_warns_once_maps_paths_and_applies_rlimits(bot_root: Path) -> 
     assert done.stderr.count(UNSANDBOXED_WARNING) == 1
 
 
+def test_mode_none_without_prlimit_still_applies_rlimits(
+    bot_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import judge.sandbox
+
+    monkeypatch.setattr(judge.sandbox, "_TRUSTED_PATH", str(bot_root))  # no prlimit there
+    bot = make_bot(bot_root, "import resource\nprint(resource.getrlimit(resource.RLIMIT_AS))\n")
+    limits = SandboxLimits(memory_bytes=300 * 2**20)
+    with spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot, mode="none", limits=limits) as p:
+        assert drain(p)[:2] == (0, f"({300 * 2**20}, {300 * 2**20})\n".encode())
+
+
 def test_cgroup_v2_location_is_parsed() -> None:
     hybrid = (
         "35 25 0:30 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw\n"
