@@ -17,14 +17,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -34,7 +36,8 @@ from config.celery import app as celery_app
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Unique among the runs sharing these servers now, and the same if this module is imported
 # twice in one process (``from tests.conftest import LiveWorker``).
-RUN_ID = f"{os.getpid()}-{hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]}"
+HOST_ID = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+RUN_ID = f"{os.getpid()}-{HOST_ID}"
 CELERY_ISOLATION = {
     "task_default_queue": f"tapis-test-{RUN_ID}",
     "control_exchange": f"tapis-test-{RUN_ID}",
@@ -50,19 +53,51 @@ def django_db_modify_db_settings(
     django_db_modify_db_settings_parallel_suffix: None,
     request: pytest.FixtureRequest,
 ) -> None:
-    """Give this process's test databases a unique name (see the module docstring)."""
+    """Give this process's test databases a unique name (see the module docstring), and drop
+    those that runs on this host left behind when they were killed."""
     from django.conf import settings
 
     if request.config.getoption("reuse_db", default=False):
         return
     for db in settings.DATABASES.values():
-        if db["ENGINE"] == "django.db.backends.sqlite3":
+        if db["ENGINE"] != "django.db.backends.postgresql":
             continue
+        _drop_abandoned_test_databases(db)
         test = db.setdefault("TEST", {})
-        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_{os.getpid()}"
+        test["NAME"] = f"{test.get('NAME') or 'test_' + db['NAME']}_{HOST_ID}_{os.getpid()}"
 
 
-def _database_url(settings_dict: dict[str, object]) -> str:
+def _drop_abandoned_test_databases(db: Mapping[str, Any]) -> None:
+    """Drop ``test_..._<HOST_ID>_<pid>`` databases whose process is gone."""
+    import psycopg
+    from psycopg import sql
+
+    pattern = re.compile(rf"^test_\w*_{HOST_ID}_(\d+)$")
+    try:
+        with psycopg.connect(
+            _database_url({**db, "NAME": "postgres"}), autocommit=True, connect_timeout=5
+        ) as conn:
+            names = [row[0] for row in conn.execute("SELECT datname FROM pg_database")]
+            for name in names:
+                match = pattern.match(name)
+                if match and not _process_exists(int(match.group(1))):
+                    with contextlib.suppress(psycopg.Error):
+                        conn.execute(sql.SQL("DROP DATABASE {}").format(sql.Identifier(name)))
+    except psycopg.Error:
+        pass  # the database fixtures will report what is wrong with the server
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _database_url(settings_dict: Mapping[str, Any]) -> str:
     """A ``DATABASE_URL`` for a Django PostgreSQL database settings dict."""
     user = quote(str(settings_dict.get("USER") or ""), safe="")
     password = quote(str(settings_dict.get("PASSWORD") or ""), safe="")
