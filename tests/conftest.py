@@ -4,8 +4,9 @@ The suite runs against real services: PostgreSQL (``DATABASE_URL``) and Redis
 (``CELERY_BROKER_URL``); ``make test`` sets both. Each test session (each pytest-xdist worker
 process) is kept apart from every other run on the same servers:
 
-* its test database gets a suffix unique to the process (unless ``--reuse-db``), so that two
-  runs at the same time never drop each other's database;
+* its test database gets a suffix naming the host and the process (unless ``--reuse-db``), so
+  that two runs at the same time never drop each other's database; the databases of killed
+  runs on this host are dropped by the next run;
 * its Celery queue and remote-control exchange carry a run id (``CELERY_ISOLATION``), so that
   no other worker takes its tasks or answers its pings.
 
