@@ -169,15 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     print(row("OpenSpiel hearts, from Python", py))
     print(row("OpenSpiel hearts, its C++ loop", cpp))
     if "named" in results:
-        named, fast = results["named"], results["fast"]
+        named_rate, fast_rate = results["named"], results["fast"]
         print()
         print(
-            f"named API / OpenSpiel from Python: {named / py[0]:.2f}x"
-            f"  ({named:,.0f} deals/s; goal {GOALS['named']:,})"
+            f"named API / OpenSpiel from Python: {named_rate / py[0]:.2f}x"
+            f"  ({named_rate:,.0f} deals/s; goal {GOALS['named']:,})"
         )
         print(
-            f"fast path / OpenSpiel C++ loop:    {fast / cpp[0]:.2f}x"
-            f"  ({fast:,.0f} deals/s; goal {GOALS['fast']:,})"
+            f"fast path / OpenSpiel C++ loop:    {fast_rate / cpp[0]:.2f}x"
+            f"  ({fast_rate:,.0f} deals/s; goal {GOALS['fast']:,})"
         )
     return 0
 
