@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection, models, transaction
+from django.db import InterfaceError, OperationalError, connection, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -64,6 +64,9 @@ MAX_DEALS_PER_TABLE = 1000
 VALIDATION_DEALS = 2  # deals of a validation table (a whole game for games that need one)
 BULK_BATCH = 2000
 POINTS_QUANTUM = Decimal("0.0001")
+
+# Errors that say the infrastructure is away (retried by tasks), not that the work is wrong.
+INFRASTRUCTURE_ERRORS = (OperationalError, InterfaceError)
 
 # Decisions a whole table makes per deal, for the time budget of a table task.
 DECISIONS_PER_DEAL = {"hearts": 56, "roi": 52}
@@ -733,19 +736,25 @@ class TableRun:
 
 
 def table_run(*, table_id: int, worker: str, token: str) -> TableRun:
-    """Claim, play and record one table: what a table task does. Safe to run twice."""
+    """Claim, play and record one table: what a table task does. Safe to run twice.
+
+    Bots cannot make this fail (the judge turns whatever they do into faults). An error of the
+    infrastructure (the database away) propagates, for the task to retry; any other error (a
+    bug, a setting the judge refuses) marks the table failed with its traceback, for an
+    operator to look at and re-run."""
     table = table_claim(table_id=table_id, worker=worker, token=token)
     if table is None:
         return TableRun(table_id, "skipped", "not claimable (done, taken or out of attempts)")
     try:
         with _lease_kept(table_id, token):
             result = table_play(table=table)
-    except (GameError, ValueError, RuntimeError, OSError) as exc:
-        # Not a bot's fault (the judge turns those into faults) nor the infrastructure's: a
-        # table that cannot be played is failed, for an operator to look at and re-run.
+        recorded = table_record_result(table_id=table_id, result=result)
+    except INFRASTRUCTURE_ERRORS:
+        raise
+    except Exception as exc:
+        log.exception("table %s failed", table_id)
         table_fail(table_id=table_id, token=token, error=traceback.format_exc())
         return TableRun(table_id, "failed", f"{type(exc).__name__}: {exc}")
-    recorded = table_record_result(table_id=table_id, result=result)
     return TableRun(table_id, "recorded" if recorded else "duplicate")
 
 
@@ -975,9 +984,11 @@ def _insert_rows(
         )
         return
     meta = model._meta
-    json_columns = [isinstance(meta.get_field(f), models.JSONField) for f in fields]
+    concrete = [meta.get_field(f) for f in fields]
+    assert all(isinstance(f, models.Field) for f in concrete)
+    json_columns = [isinstance(f, models.JSONField) for f in concrete]
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(f).column) for f in fields)  # type: ignore[union-attr]
+    columns = ", ".join(quote(f.column) for f in concrete if isinstance(f, models.Field))
     statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         for row in rows:

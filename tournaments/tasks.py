@@ -19,12 +19,11 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerError
 
 from tournaments import services
 
-INFRASTRUCTURE_ERRORS = (OperationalError, InterfaceError, BrokerError)
+INFRASTRUCTURE_ERRORS = (*services.INFRASTRUCTURE_ERRORS, BrokerError)
 
 RETRY_POLICY: dict[str, Any] = {
     "autoretry_for": INFRASTRUCTURE_ERRORS,

@@ -625,3 +625,27 @@ def test_a_bot_that_plays_illegal_cards_is_rejected_with_a_reason() -> None:
     services.bot_version_revalidate(version=version)
     version.refresh_from_db()
     assert version.status == BotVersion.Status.PENDING
+
+
+def test_a_table_that_cannot_be_played_fails_for_an_operator_to_rerun() -> None:
+    tournament = _started(rounds=1, deals_per_table=1)
+    # A setting the engine refuses (only reachable by editing the row behind the service).
+    Tournament.objects.filter(pk=tournament.pk).update(options={"jokers": True})
+    table = Table.objects.filter(tournament=tournament).order_by("number").first()
+    assert table is not None
+    outcome = services.table_run(table_id=table.pk, worker="w", token="t")
+    assert outcome.outcome == "failed"
+    assert "jokers" in outcome.detail
+    table.refresh_from_db()
+    assert table.status == Table.Status.FAILED
+    assert "Traceback" in table.error
+    assert not Deal.objects.filter(table=table).exists()
+    progress = selectors.tournament_progress(tournament=tournament)
+    assert progress.tables_failed == 1
+    # Fixed, then re-run: recorded, and the tournament goes on.
+    Tournament.objects.filter(pk=tournament.pk).update(options={})
+    services.table_rerun(table=table)
+    assert services.table_run(table_id=table.pk, worker="w", token="t2").outcome == "recorded"
+    services.tournament_run_here(tournament=tournament)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
