@@ -229,7 +229,14 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--runs", type=int, default=3, help="tournaments to time")
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--sandbox",
+        choices=["bwrap", "none"],
+        default="bwrap",
+        help="none: bots without the sandbox, to see what it costs (not the benchmark)",
+    )
     args = parser.parse_args()
+    os.environ["TAPIS_SANDBOX"] = args.sandbox
 
     import django
 

@@ -1,6 +1,7 @@
 """Operating settings of the tournaments app, read from Django settings with defaults.
 
-Every name can be set in config/settings.py (or left to its default here):
+Every name can be set in config/settings.py, or else in the environment (or left to its default
+here):
 
 ``TAPIS_SANDBOX``
     How workers run uploaded bots: ``"bwrap"`` (the sandbox, the default) or ``"none"`` (no
@@ -21,33 +22,41 @@ Every name can be set in config/settings.py (or left to its default here):
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal, cast
 
 from django.conf import settings
 
 
+def _setting(name: str, default: str) -> str:
+    value = getattr(settings, name, None)
+    if value is None:
+        value = os.environ.get(name) or default
+    return str(value)
+
+
 def sandbox_mode() -> Literal["bwrap", "none"]:
-    mode = getattr(settings, "TAPIS_SANDBOX", "bwrap")
+    mode = _setting("TAPIS_SANDBOX", "bwrap")
     if mode not in ("bwrap", "none"):
         raise ValueError(f"TAPIS_SANDBOX must be 'bwrap' or 'none', not {mode!r}")
     return cast(Literal["bwrap", "none"], mode)
 
 
 def lease_seconds() -> float:
-    return float(getattr(settings, "TAPIS_TABLE_LEASE_SECONDS", 60.0))
+    return float(_setting("TAPIS_TABLE_LEASE_SECONDS", "60"))
 
 
 def max_attempts() -> int:
-    return int(getattr(settings, "TAPIS_TABLE_MAX_ATTEMPTS", 3))
+    return int(_setting("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
 
 
 def pending_requeue_seconds() -> float:
-    return float(getattr(settings, "TAPIS_PENDING_REQUEUE_SECONDS", 600.0))
+    return float(_setting("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
 
 
 def bot_cache_dir() -> Path:
-    configured = getattr(settings, "TAPIS_BOT_CACHE_DIR", None)
+    configured = _setting("TAPIS_BOT_CACHE_DIR", "")
     if configured:
         return Path(configured)
     return Path(getattr(settings, "VAR_DIR", "/tmp")) / "bot-cache"
