@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -847,3 +849,40 @@ def test_int_fast_path_is_checked(roi: RoiGame) -> None:
     state.apply_card(parse_card("2C"))
     assert state.legal_mask() == SUIT_MASKS[1]  # void in clubs: any card
     assert state.history() == [(0, "2C")]
+
+
+# -- docs/rules.md ---------------------------------------------------------------------------
+
+
+def roi_doc_section() -> str:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    match = re.search(r"^## Jeu du Roi \(roi\)\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match is not None
+    return match.group(1)
+
+
+def test_rules_doc_options_table_matches_the_engine() -> None:
+    rows = {}
+    for line in roi_doc_section().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 4:
+            rows[cells[0].strip("`")] = cells[1]
+    infos = RoiGame.describe_options()
+    assert list(rows) == [info.name for info in infos]
+    for info in infos:
+        if info.name == "contracts":
+            continue  # the default is the order of the contracts table
+        default = str(info.default).lower() if isinstance(info.default, bool) else info.default
+        assert rows[info.name] == f"`{default}`", info.name
+
+
+def test_rules_doc_contracts_and_vector_match_the_engine(roi: RoiGame) -> None:
+    section = roi_doc_section()
+    listed = re.findall(r"^\| (\d) \| `([\w-]+)` \|.*\| (-?\d+) \|$", section, re.M)
+    assert [(int(d), name) for d, name, _ in listed] == list(enumerate(CONTRACT_NAMES))
+    assert [int(total) for _, _, total in listed] == [c.total for c in roi.contracts]
+    record = roi.new_deal(0, seed=42).deal_record()
+    assert f"Seed 42, deal 0: dealer {record['dealer']};" in section
+    flat = " ".join(section.split())
+    for seat, hand in enumerate(dealt_hands(roi.new_deal(0, seed=42))):
+        assert f"seat {seat} `{' '.join(hand)}`" in flat
