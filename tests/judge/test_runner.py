@@ -260,8 +260,9 @@ def test_answering_before_being_asked_is_a_fault(scripted_bot: ScriptedBot) -> N
     script = [
         READY,
         ["expect_act"],
-        ["answer"],
-        ["send", '{"id": {id}, "action": {first}}'],  # a second answer nobody asked for
+        # The answer and a second one nobody asked for, in one write: both are surely there
+        # before the next request, whatever the load.
+        ["send", '{"id": {id}, "action": {first}}\n{"id": {id}, "action": {first}}'],
         ["play"],
     ]
     result = play([scripted_bot(script)])
