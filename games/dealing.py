@@ -75,24 +75,23 @@ def shuffled(n: int, *, seed: int, deal_index: int, purpose: str = "deal") -> li
     """A permutation of ``range(n)`` drawn from the stream of (purpose, seed, deal_index).
 
     Exactly ``DealRng(seed, deal_index, purpose).shuffle(list(range(n)))``, computed faster:
-    the words are hashed in one go, and a word that the rejection rule would refuse (fewer than
-    one deal in a million) sends the whole shuffle to the reference implementation.
+    the words are hashed in one go and, as no word up to ``2**32 - n`` is ever rejected by
+    ``below(m)`` for ``m <= n``, the shuffle only goes word by word through the reference
+    implementation when some word is above that (fewer than one deal in a million).
     """
     rng = DealRng(seed, deal_index, purpose)  # validates the arguments
     order = list(range(n))
     if n < 2:
         return order
-    prefix = rng._prefix.encode("ascii")
     blocks = (n + 6) // 8  # n - 1 words, eight per block
+    prefix = rng._prefix.encode("ascii")
     sha256 = hashlib.sha256
     data = b"".join([sha256(prefix + b"%d" % b).digest() for b in range(blocks)])
     words = struct.unpack(f">{8 * blocks}I", data)
+    if max(words[: n - 1]) > _WORD - n:
+        rng.shuffle(order)
+        return order
     for i, word in zip(range(n - 1, 0, -1), words, strict=False):
-        m = i + 1
-        if word >= _WORD - _WORD % m:
-            order = list(range(n))
-            rng.shuffle(order)
-            return order
-        j = word % m
+        j = word % (i + 1)
         order[i], order[j] = order[j], order[i]
     return order

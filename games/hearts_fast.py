@@ -1,6 +1,6 @@
 """The int fast path of the Hearts engine: whole random playouts on bitmasks, for simulations
 (Monte Carlo bots, benchmarks). Same rules as :class:`games.hearts.HeartsState` (the test suite
-replays fast playouts through the named API), none of its names or checks.
+replays fast playouts through the checked API), none of its names or checks.
 
 >>> import random, games
 >>> from games.hearts_fast import random_playout
@@ -13,6 +13,11 @@ False
 
 Random choices use ``rng.random()`` (``int(rng.random() * k)`` picks among k), which is fast
 and plenty for simulations; the authoritative, reproducible deals stay in games.dealing.
+
+How it is fast: the first trick and any trick already under way are played by a careful loop
+that knows every first-trick rule; every later trick is played by a tight loop that tracks the
+winner as the cards fall, picks a follower's card straight from a rank table of its hand in
+the suit led, and keeps each seat's taken cards as one bitmask, scored once at the end.
 """
 
 from __future__ import annotations
@@ -46,6 +51,13 @@ def _rank_table() -> tuple[tuple[int, ...], ...]:
 
 #: A 13-bit rank mask -> its ranks in ascending order.
 RANKS_OF: tuple[tuple[int, ...], ...] = _rank_table()
+_COUNTS: tuple[int, ...] = tuple(len(ranks) for ranks in RANKS_OF)
+_DECK: tuple[Card, ...] = tuple(range(DECK_SIZE))
+#: Players -> leader -> the other seats in playing order.
+_FOLLOWERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((leader + k) % n for k in range(1, n)) for leader in range(n))
+    for n in range(2, 7)
+}
 
 
 def random_card(cards: CardSet, random: Callable[[], float]) -> Card:
@@ -75,6 +87,59 @@ def random_deal(game: HeartsGame, deal_index: int, rng: _random.Random) -> Heart
     return HeartsState(game, deal_index, None, hands, leftover)
 
 
+class _Deal:
+    """The mutable playout state, as plain attributes (only the careful loop uses it)."""
+
+    __slots__ = (
+        "broken",
+        "game",
+        "hands",
+        "lead",
+        "leader",
+        "pen",
+        "reserve",
+        "seat",
+        "stock",
+        "stock_pos",
+        "taken",
+        "tmask",
+        "trick",
+        "trick_no",
+    )
+
+    def __init__(
+        self,
+        game: HeartsGame,
+        hands: list[CardSet],
+        trick: list[Card],
+        tmask: CardSet,
+        leader: int,
+        seat: int,
+        trick_no: int,
+        broken: bool,
+        lead: CardSet,
+        reserve: CardSet,
+        stock: tuple[Card, ...],
+        stock_pos: int,
+        taken: list[int],
+        pen: list[int],
+    ) -> None:
+        self.game = game
+        self.hands = hands
+        self.trick = trick
+        self.tmask = tmask
+        self.leader = leader
+        self.seat = seat
+        self.trick_no = trick_no
+        self.broken = broken
+        self.lead = lead
+        self.reserve = reserve
+        self.stock = stock
+        self.stock_pos = stock_pos
+        self.taken = taken
+        self.pen = pen
+
+
 def random_playout(
     state: HeartsState, rng: _random.Random, trace: list[int] | None = None
 ) -> list[int]:
@@ -95,7 +160,7 @@ def random_playout(
             state._pass_cards(cards)
     if state.phase is Phase.OVER:
         return state.points()
-    return _play_out(
+    deal = _Deal(
         state._g,
         list(state._hands),
         list(state._trick),
@@ -110,9 +175,8 @@ def random_playout(
         state._stock_pos,
         list(state._taken),
         list(state._pen),
-        random,
-        trace,
     )
+    return _play_out(deal, random, trace)
 
 
 def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -> list[int]:
@@ -132,7 +196,7 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
         for card in leftover:
             reserve |= 1 << card
     n = game.n
-    return _play_out(
+    deal = _Deal(
         game,
         hands,
         [],
@@ -147,97 +211,155 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
         0,
         [0] * n,
         [0] * n,
-        random,
-        None,
     )
+    return _play_out(deal, random, None)
 
 
 def _deal(game: HeartsGame, random: Callable[[], float]) -> tuple[list[CardSet], list[Card]]:
-    deck = list(range(DECK_SIZE))
-    for i in range(DECK_SIZE - 1, 0, -1):
-        j = int(random() * (i + 1))
-        deck[i], deck[j] = deck[j], deck[i]
+    keys = [random() for _ in _DECK]
+    deck = sorted(_DECK, key=keys.__getitem__)
     n = game.n
     dealt = game.rules.hand_size * n
     bit = _BITS.__getitem__
     return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
 
 
-def _play_out(
-    game: HeartsGame,
-    hands: list[CardSet],
-    trick: list[Card],
-    tmask: CardSet,
-    leader: int,
-    seat: int,
-    trick_no: int,
-    broken: bool,
-    lead: CardSet,
-    reserve: CardSet,
-    stock: tuple[Card, ...],
-    stock_pos: int,
-    taken: list[int],
-    pen: list[int],
-    random: Callable[[], float],
-    trace: list[int] | None,
-) -> list[int]:
-    """The playout loop: the rules of HeartsState._legal_play / _play / _end_trick, inlined
-    over local variables."""
+def _play_out(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
+    game = deal.game
+    # The careful loop: finish the trick under way, and the whole first trick.
+    while deal.trick or deal.trick_no == 0:
+        _careful_card(deal, random, trace)
+        if deal.trick_no == game.tricks_per_deal:
+            return final_points(game, deal.taken, deal.pen)
+    return _fast_tricks(deal, random, trace)
+
+
+def _careful_card(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> None:
+    """One card by the full rules (HeartsState._legal_play, _play and _end_trick)."""
+    game = deal.game
     n = game.n
-    ntricks = game.tricks_per_deal
+    trick = deal.trick
+    seat = deal.seat
+    hand = deal.hands[seat]
+    if trick:
+        legal = hand & SUIT_MASKS[trick[0] // 13]
+        if not legal:
+            legal = (
+                hand & ~PENALTY_CARDS or hand
+                if deal.trick_no == 0 and game.no_first_points
+                else hand
+            )
+    elif deal.trick_no == 0:
+        legal = deal.lead
+    elif deal.broken or not game.forbid_mask:
+        legal = hand
+    else:
+        legal = hand & ~game.forbid_mask or hand
+    card = random_card(legal, random)
+    if trace is not None:
+        trace.append(card)
+    bit = 1 << card
+    deal.hands[seat] = hand ^ bit
+    deal.tmask |= bit
+    trick.append(card)
+    deal.seat = seat + 1 if seat + 1 < n else 0
+    if len(trick) < n:
+        return
+    tmask = deal.tmask
+    led_cards = SUIT_MASKS[trick[0] // 13]
+    winner = (deal.leader + trick.index((tmask & led_cards).bit_length() - 1)) % n
+    if not deal.broken and (tmask & game.play_breaks or tmask & ~led_cards & game.discard_breaks):
+        deal.broken = True
+    if deal.trick_no == 0:
+        tmask |= deal.reserve
+    points = (tmask & HEART_CARDS).bit_count() + (13 if tmask & QS_BIT else 0)
+    deal.pen[winner] += points
+    deal.taken[winner] += points + TD_BONUS_POINTS if tmask & game.td_bit else points
+    deal.trick_no += 1
+    _draw(deal, winner)
+    deal.trick = []
+    deal.tmask = 0
+    deal.leader = deal.seat = winner
+
+
+def _draw(deal: _Deal, winner: int) -> None:
+    stock = deal.stock
+    pos = deal.stock_pos
+    if pos < len(stock):
+        n = deal.game.n
+        for k in range(n):
+            deal.hands[(winner + k) % n] |= 1 << stock[pos + k]
+        deal.stock_pos = pos + n
+
+
+def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
+    """Every remaining trick, from a trick boundary after the first trick."""
+    game = deal.game
+    n = game.n
+    hands = deal.hands
     forbid = game.forbid_mask
-    no_first = game.no_first_points
     play_breaks = game.play_breaks
     discard_breaks = game.discard_breaks
-    td_bit = game.td_bit
+    broken = deal.broken or not forbid
+    stock = deal.stock
+    stock_pos = deal.stock_pos
     stock_len = len(stock)
-    suit_masks = SUIT_MASKS
     ranks_of = RANKS_OF
-    led = trick[0] // 13 if trick else -1
-    while True:
-        while len(trick) < n:
+    counts = _COUNTS
+    suit_masks = SUIT_MASKS
+    followers = _FOLLOWERS[n]
+    taken = [0] * n  # the cards each seat takes from here on
+    leader = deal.leader
+    for _ in range(deal.trick_no, game.tricks_per_deal):
+        if trace is not None:
+            before = list(hands)
+        hand = hands[leader]
+        legal = hand if broken else hand & ~forbid or hand
+        k = int(random() * legal.bit_count())
+        while k:
+            legal &= legal - 1
+            k -= 1
+        best = (legal & -legal).bit_length() - 1
+        hands[leader] = hand ^ (1 << best)
+        tmask = 1 << best
+        led = best // 13
+        base = led * 13
+        winner = leader
+        for seat in followers[leader]:
             hand = hands[seat]
-            if trick:
-                legal = hand & suit_masks[led]
-                if legal:
-                    ranks = ranks_of[legal >> (13 * led)]
-                    card = 13 * led + ranks[int(random() * len(ranks))]
-                else:
-                    legal = hand & ~PENALTY_CARDS or hand if trick_no == 0 and no_first else hand
-                    card = random_card(legal, random)
+            bits = (hand >> base) & 0x1FFF
+            if bits:
+                card = base + ranks_of[bits][int(random() * counts[bits])]
+                if card > best:
+                    best = card
+                    winner = seat
             else:
-                if trick_no == 0:
-                    legal = lead
-                elif broken or not forbid:
-                    legal = hand
-                else:
-                    legal = hand & ~forbid or hand
-                card = random_card(legal, random)
-                led = card // 13
+                legal = hand
+                k = int(random() * legal.bit_count())
+                while k:
+                    legal &= legal - 1
+                    k -= 1
+                card = (legal & -legal).bit_length() - 1
             bit = 1 << card
             hands[seat] = hand ^ bit
             tmask |= bit
-            trick.append(card)
-            if trace is not None:
-                trace.append(card)
-            seat = seat + 1 if seat + 1 < n else 0
-        led_cards = suit_masks[led]
-        winner = (leader + trick.index((tmask & led_cards).bit_length() - 1)) % n
-        if not broken and (tmask & play_breaks or tmask & ~led_cards & discard_breaks):
+        if trace is not None:
+            trace.extend(
+                (before[s] ^ hands[s]).bit_length() - 1 for s in (leader, *followers[leader])
+            )
+        taken[winner] |= tmask
+        if not broken and (tmask & play_breaks or tmask & ~suit_masks[led] & discard_breaks):
             broken = True
-        if trick_no == 0:
-            tmask |= reserve
-        points = (tmask & HEART_CARDS).bit_count() + (13 if tmask & QS_BIT else 0)
-        pen[winner] += points
-        taken[winner] += points + TD_BONUS_POINTS if tmask & td_bit else points
-        trick_no += 1
         if stock_pos < stock_len:
             for k in range(n):
-                drawer = (winner + k) % n
-                hands[drawer] |= 1 << stock[stock_pos + k]
+                hands[(winner + k) % n] |= 1 << stock[stock_pos + k]
             stock_pos += n
-        if trick_no == ntricks:
-            return final_points(game, taken, pen)
-        trick = []
-        tmask = 0
-        leader = seat = winner
+        leader = winner
+    pen, points = deal.pen, deal.taken
+    td_bit = game.td_bit
+    for seat, cards in enumerate(taken):
+        if cards:
+            p = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
+            pen[seat] += p
+            points[seat] += p + TD_BONUS_POINTS if cards & td_bit else p
+    return final_points(game, points, pen)
