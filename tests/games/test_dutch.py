@@ -8,7 +8,9 @@ A layout's ``stock`` is top first, and its first card is turned up to start the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -690,3 +692,42 @@ def test_clone_is_independent() -> None:
     other.apply_action("take")
     assert state.phase == Phase.STOCK_CARD
     assert snapshot(state.clone()) == snapshot(state)
+
+
+# -- docs/rules.md ---------------------------------------------------------------------------
+
+
+def dutch_doc_section() -> str:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    match = re.search(r"^## Dutch \(dutch\)\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match is not None
+    return match.group(1)
+
+
+def test_rules_doc_options_table_matches_the_engine() -> None:
+    rows = {}
+    for line in dutch_doc_section().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 4:
+            rows[cells[0].strip("`")] = cells[1]
+    infos = DutchGame.describe_options()
+    assert list(rows) == [info.name for info in infos]
+    for info in infos:
+        assert rows[info.name] == f"`{info.default}`", info.name
+
+
+def test_rules_doc_phases_and_deal_vector_match_the_engine() -> None:
+    section = dutch_doc_section()
+    phases = re.findall(r"^\| `([\w-]+)` \| ", section, re.M)
+    assert phases[-len(Phase) :] == [phase.label for phase in Phase]
+    record = dutch().new_deal(0, seed=42).deal_record()
+    hands, stock = record["hands"], record["stock"]
+    assert isinstance(hands, list)
+    assert isinstance(stock, list)
+    for seat, hand in enumerate(hands):
+        assert isinstance(hand, list)
+        shown = ", ".join(f"{c} {card_json(c)['card']}" for c in hand if isinstance(c, int))
+        assert f"seat {seat} `{shown}`" in " ".join(section.split()), seat
+    turned, *rest = (f"{c} {card_json(c)['card']}" for c in stock[:4] if isinstance(c, int))
+    assert f"the turned-up card `{turned}`" in " ".join(section.split())
+    assert f"the stock from `{', '.join(rest)}`" in " ".join(section.split())
