@@ -300,33 +300,26 @@ class HeartsState(State):
         "_broken",
         "_current",
         "_dealt",
-        "_discard_breaks",
         "_draws",
         "_final",
         "_first_lead",
-        "_forbid",
         "_g",
         "_hands",
         "_legal",
         "_n",
-        "_no_first_points",
-        "_ntricks",
         "_pass_offset",
         "_passes",
-        "_pen",
         "_phase",
-        "_play_breaks",
         "_reserve",
         "_seed",
         "_stock",
         "_stock_pos",
-        "_taken",
-        "_td_bit",
         "_tmask",
         "_trick",
         "_trick_leader",
         "_trick_no",
         "_tricks",
+        "_won",
         "deal_index",
         "game",
     )
@@ -357,23 +350,16 @@ class HeartsState(State):
                 reserve |= 1 << card
             self._reserve = reserve
         self._stock_pos = 0
-        self._draws: list[list[Card]] = [[] for _ in range(n)]
-        self._ntricks = game.tricks_per_deal
-        self._forbid = game.forbid_mask
-        self._play_breaks = game.play_breaks
-        self._discard_breaks = game.discard_breaks
-        self._no_first_points = game.no_first_points
-        self._td_bit = game.td_bit
+        self._draws: list[list[Card]] = [[] for _ in range(n)] if game.stock_mode else []
         self._pass_offset = game.pass_offset(deal_index)
         self._passes: list[CardSet] = [-1] * n
         self._trick: list[Card] = []
         self._tmask = 0
         self._trick_leader = 0
         self._trick_no = 0
-        self._tricks: list[tuple[int, list[Card], int, int]] = []
+        self._tricks: list[tuple[int, list[Card], int]] = []
         self._broken = False
-        self._taken = [0] * n
-        self._pen = [0] * n
+        self._won: list[CardSet] = [0] * n  # the cards each seat has taken (reserve included)
         self._final: list[int] | None = None
         self._legal = -1
         self._first_lead = 0
@@ -413,8 +399,9 @@ class HeartsState(State):
 
     def apply_action(self, action: Action) -> None:
         if self._phase is _PLAY:
-            card = CARD_IDS.get(action) if type(action) is str else None
-            if card is None:
+            try:
+                card = CARD_IDS[action]  # type: ignore[index]
+            except (KeyError, TypeError):
                 card = self._parse_play(action)
             legal = self._legal
             if legal < 0:
@@ -440,14 +427,14 @@ class HeartsState(State):
 
     def points(self) -> list[int]:
         final = self._final
-        return list(final) if final is not None else list(self._taken)
+        return list(final) if final is not None else self._g.taken_points(self._won)
 
     def history(self) -> list[tuple[int, Action]]:
         n = self._n
         out: list[tuple[int, Action]] = [
             (seat, _json_names(cards)) for seat, cards in enumerate(self._passes) if cards >= 0
         ]
-        for leader, cards, _, _ in self._tricks:
+        for leader, cards, _ in self._tricks:
             out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(cards))
         leader = self._trick_leader
         out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(self._trick))
@@ -466,12 +453,6 @@ class HeartsState(State):
         other._reserve = self._reserve
         other._stock_pos = self._stock_pos
         other._draws = [list(d) for d in self._draws]
-        other._ntricks = self._ntricks
-        other._forbid = self._forbid
-        other._play_breaks = self._play_breaks
-        other._discard_breaks = self._discard_breaks
-        other._no_first_points = self._no_first_points
-        other._td_bit = self._td_bit
         other._pass_offset = self._pass_offset
         other._passes = list(self._passes)
         other._trick = list(self._trick)
@@ -480,8 +461,7 @@ class HeartsState(State):
         other._trick_no = self._trick_no
         other._tricks = list(self._tricks)  # finished tricks are never changed
         other._broken = self._broken
-        other._taken = list(self._taken)
-        other._pen = list(self._pen)
+        other._won = list(self._won)
         other._final = None if self._final is None else list(self._final)
         other._legal = self._legal
         other._first_lead = self._first_lead
@@ -501,9 +481,10 @@ class HeartsState(State):
         return record
 
     def tricks(self) -> list[Trick]:
+        points = self._g.points_table
         return [
-            Trick(leader, tuple(NAMES[c] for c in cards), winner, points)
-            for leader, cards, winner, points in self._tricks
+            Trick(leader, tuple(NAMES[c] for c in cards), winner, sum(points[c] for c in cards))
+            for leader, cards, winner in self._tricks
         ]
 
     def summary(self) -> dict[str, JSON]:
@@ -563,7 +544,7 @@ class HeartsState(State):
             },
             "tricks": [t.as_json() for t in self.tricks()],
             "hearts_broken": self._broken,
-            "points_taken": list[JSON](self._taken),
+            "points_taken": list[JSON](g.taken_points(self._won)),
         }
         if g.stock_mode:
             obs["stock_size"] = len(self._stock) - self._stock_pos
@@ -611,8 +592,8 @@ class HeartsState(State):
         """The seat that took every heart and QS in this (finished) deal, if any."""
         if self._phase is not _OVER:
             return None
-        for seat, pen in enumerate(self._pen):
-            if pen == MOON_POINTS:
+        for seat, cards in enumerate(self._won):
+            if cards & PENALTY_CARDS == PENALTY_CARDS:
                 return seat
         return None
 
@@ -672,14 +653,14 @@ class HeartsState(State):
             legal = hand & SUIT_MASKS[trick[0] // 13]
             if not legal:
                 legal = hand
-                if self._trick_no == 0 and self._no_first_points:
+                if self._trick_no == 0 and self._g.no_first_points:
                     legal = hand & ~PENALTY_CARDS or hand
         elif self._trick_no == 0:
             legal = self._first_lead
-        elif self._broken or not self._forbid:
+        elif self._broken or not self._g.forbid_mask:
             legal = hand
         else:
-            legal = hand & ~self._forbid or hand
+            legal = hand & ~self._g.forbid_mask or hand
         self._legal = legal
         return legal
 
@@ -703,25 +684,18 @@ class HeartsState(State):
         led = SUIT_MASKS[trick[0] // 13]
         leader = self._trick_leader
         winner = (leader + trick.index((cards & led).bit_length() - 1)) % self._n
-        if not self._broken and (cards & self._play_breaks or cards & ~led & self._discard_breaks):
+        g = self._g
+        if not self._broken and (cards & g.play_breaks or cards & ~led & g.discard_breaks):
             self._broken = True
-        pen = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
-        points = pen + TD_BONUS_POINTS if cards & self._td_bit else pen
-        self._tricks.append((leader, trick, winner, points))
+        self._tricks.append((leader, trick, winner))
         trick_no = self._trick_no
-        if trick_no == 0 and self._reserve:
-            reserve = self._reserve
-            extra = (reserve & HEART_CARDS).bit_count() + (13 if reserve & QS_BIT else 0)
-            pen += extra
-            points += extra + TD_BONUS_POINTS if reserve & self._td_bit else extra
-        self._pen[winner] += pen
-        self._taken[winner] += points
+        self._won[winner] |= cards | self._reserve if trick_no == 0 else cards
         self._trick = []
         self._tmask = 0
         self._trick_no = trick_no = trick_no + 1
         if self._stock_pos < len(self._stock):
             self._draw(winner)
-        if trick_no == self._ntricks:
+        if trick_no == g.tricks_per_deal:
             self._finish()
         else:
             self._current = self._trick_leader = winner
@@ -740,7 +714,7 @@ class HeartsState(State):
         self._phase = _OVER
         self._current = -1
         self._legal = 0
-        self._final = final_points(self._g, self._taken, self._pen)
+        self._final = self._g.score(self._won)
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -801,23 +775,6 @@ def first_lead(game: HeartsGame, hands: Sequence[CardSet], deal_index: int) -> t
     leader = (game.dealer(deal_index) + 1) % game.n
     hand = hands[leader]
     return leader, (hand & ~PENALTY_CARDS or hand) if game.no_first_points else hand
-
-
-def final_points(game: HeartsGame, taken: Sequence[int], penalties: Sequence[int]) -> list[int]:
-    """A deal's points from the points each seat took (``taken``: hearts, QS and any TD
-    bonus) and its hearts-and-QS points alone (``penalties``), after the moon rule."""
-    final = list(taken)
-    mode = game.moon_mode
-    if mode != _MOON_NONE:
-        for shooter, pen in enumerate(penalties):
-            if pen == MOON_POINTS:
-                if mode == _MOON_OTHERS:
-                    for seat in range(len(final)):
-                        final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
-                else:
-                    final[shooter] -= 2 * MOON_POINTS
-                break
-    return final
 
 
 def _parse_name(item: object) -> Card:
@@ -907,6 +864,35 @@ class HeartsGame(Game[HeartsRules]):
     @property
     def players(self) -> int:
         return self.n
+
+    def taken_points(self, won: Sequence[CardSet]) -> list[int]:
+        """The points of the cards each seat has taken (hearts, QS, TD bonus), before the moon.
+
+        >>> HeartsGame.from_preset("classic-fr", {}).taken_points([1 << 49 | 1 << 21, 1 << 26])
+        [3, 1]
+        """
+        td_bit = self.td_bit
+        return [
+            (cards & HEART_CARDS).bit_count()
+            + (13 if cards & QS_BIT else 0)
+            + (TD_BONUS_POINTS if cards & td_bit else 0)
+            for cards in won
+        ]
+
+    def score(self, won: Sequence[CardSet]) -> list[int]:
+        """A finished deal's points from the cards each seat took, after the moon rule."""
+        final = self.taken_points(won)
+        mode = self.moon_mode
+        if mode != _MOON_NONE:
+            for shooter, cards in enumerate(won):
+                if cards & PENALTY_CARDS == PENALTY_CARDS:
+                    if mode == _MOON_OTHERS:
+                        for seat in range(len(final)):
+                            final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
+                    else:
+                        final[shooter] -= 2 * MOON_POINTS
+                    break
+        return final
 
     def dealer(self, deal_index: int) -> int:
         """The dealer of a deal: seat ``deal_index % players`` (the deal passes to the left).

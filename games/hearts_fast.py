@@ -17,7 +17,8 @@ and plenty for simulations; the authoritative, reproducible deals stay in games.
 How it is fast: the first trick and any trick already under way are played by a careful loop
 that knows every first-trick rule; every later trick is played by a tight loop that tracks the
 winner as the cards fall, picks a follower's card straight from a rank table of its hand in
-the suit led, and keeps each seat's taken cards as one bitmask, scored once at the end.
+the suit led, and keeps each seat's taken cards as one bitmask, scored once at the end (as the
+state does).
 """
 
 from __future__ import annotations
@@ -28,15 +29,11 @@ from collections.abc import Callable
 from games.cards import DECK_SIZE, SUIT_MASKS, Card, CardSet
 from games.hearts import (
     _BITS,
-    HEART_CARDS,
     PENALTY_CARDS,
-    QS_BIT,
-    TD_BONUS_POINTS,
     HeartsGame,
     HeartsState,
     Phase,
     exchange,
-    final_points,
     first_lead,
 )
 
@@ -96,15 +93,14 @@ class _Deal:
         "hands",
         "lead",
         "leader",
-        "pen",
         "reserve",
         "seat",
         "stock",
         "stock_pos",
-        "taken",
         "tmask",
         "trick",
         "trick_no",
+        "won",
     )
 
     def __init__(
@@ -121,8 +117,7 @@ class _Deal:
         reserve: CardSet,
         stock: tuple[Card, ...],
         stock_pos: int,
-        taken: list[int],
-        pen: list[int],
+        won: list[CardSet],
     ) -> None:
         self.game = game
         self.hands = hands
@@ -136,8 +131,7 @@ class _Deal:
         self.reserve = reserve
         self.stock = stock
         self.stock_pos = stock_pos
-        self.taken = taken
-        self.pen = pen
+        self.won = won
 
 
 def random_playout(
@@ -173,8 +167,7 @@ def random_playout(
         state._reserve,
         state._stock,
         state._stock_pos,
-        list(state._taken),
-        list(state._pen),
+        list(state._won),
     )
     return _play_out(deal, random, trace)
 
@@ -210,7 +203,6 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
         tuple(leftover) if stock_mode else (),
         0,
         [0] * n,
-        [0] * n,
     )
     return _play_out(deal, random, None)
 
@@ -226,11 +218,11 @@ def _deal(game: HeartsGame, random: Callable[[], float]) -> tuple[list[CardSet],
 
 def _play_out(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
     game = deal.game
-    # The careful loop: finish the trick under way, and the whole first trick.
-    while deal.trick or deal.trick_no == 0:
+    # The careful loop finishes a trick under way (then the tight loop takes over).
+    while deal.trick:
         _careful_card(deal, random, trace)
         if deal.trick_no == game.tricks_per_deal:
-            return final_points(game, deal.taken, deal.pen)
+            return game.score(deal.won)
     return _fast_tricks(deal, random, trace)
 
 
@@ -270,11 +262,7 @@ def _careful_card(deal: _Deal, random: Callable[[], float], trace: list[int] | N
     winner = (deal.leader + trick.index((tmask & led_cards).bit_length() - 1)) % n
     if not deal.broken and (tmask & game.play_breaks or tmask & ~led_cards & game.discard_breaks):
         deal.broken = True
-    if deal.trick_no == 0:
-        tmask |= deal.reserve
-    points = (tmask & HEART_CARDS).bit_count() + (13 if tmask & QS_BIT else 0)
-    deal.pen[winner] += points
-    deal.taken[winner] += points + TD_BONUS_POINTS if tmask & game.td_bit else points
+    deal.won[winner] |= tmask | deal.reserve if deal.trick_no == 0 else tmask
     deal.trick_no += 1
     _draw(deal, winner)
     deal.trick = []
@@ -293,7 +281,8 @@ def _draw(deal: _Deal, winner: int) -> None:
 
 
 def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
-    """Every remaining trick, from a trick boundary after the first trick."""
+    """Every remaining trick, from a trick boundary. The first trick's own rules (its fixed
+    lead, no points when discarding) only cost anything in the lead and discard branches."""
     game = deal.game
     n = game.n
     hands = deal.hands
@@ -308,13 +297,15 @@ def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | No
     counts = _COUNTS
     suit_masks = SUIT_MASKS
     followers = _FOLLOWERS[n]
-    taken = [0] * n  # the cards each seat takes from here on
+    won = deal.won
     leader = deal.leader
+    first = deal.trick_no == 0
+    no_first_points = first and game.no_first_points
     for _ in range(deal.trick_no, game.tricks_per_deal):
         if trace is not None:
             before = list(hands)
         hand = hands[leader]
-        legal = hand if broken else hand & ~forbid or hand
+        legal = deal.lead if first else (hand if broken else hand & ~forbid or hand)
         k = int(random() * legal.bit_count())
         while k:
             legal &= legal - 1
@@ -334,7 +325,7 @@ def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | No
                     best = card
                     winner = seat
             else:
-                legal = hand
+                legal = hand & ~PENALTY_CARDS or hand if no_first_points else hand
                 k = int(random() * legal.bit_count())
                 while k:
                     legal &= legal - 1
@@ -347,19 +338,15 @@ def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | No
             trace.extend(
                 (before[s] ^ hands[s]).bit_length() - 1 for s in (leader, *followers[leader])
             )
-        taken[winner] |= tmask
         if not broken and (tmask & play_breaks or tmask & ~suit_masks[led] & discard_breaks):
             broken = True
+        if first:
+            tmask |= deal.reserve
+            first = no_first_points = False
+        won[winner] |= tmask
         if stock_pos < stock_len:
             for k in range(n):
                 hands[(winner + k) % n] |= 1 << stock[stock_pos + k]
             stock_pos += n
         leader = winner
-    pen, points = deal.pen, deal.taken
-    td_bit = game.td_bit
-    for seat, cards in enumerate(taken):
-        if cards:
-            p = (cards & HEART_CARDS).bit_count() + (13 if cards & QS_BIT else 0)
-            pen[seat] += p
-            points[seat] += p + TD_BONUS_POINTS if cards & td_bit else p
-    return final_points(game, points, pen)
+    return game.score(won)
