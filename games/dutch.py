@@ -463,10 +463,10 @@ class DutchState(State):
             self._phase = _ACE
             self._actor = seat
             return
-        self._claim_i = 0
-        self._next_claim()
+        self._open_claims()
 
     def _open_claims(self) -> None:
+        """Start a round of claims for the card just put down (by ``_putter``)."""
         self._claim_i = 0
         self._next_claim()
 
