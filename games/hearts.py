@@ -15,7 +15,7 @@ of values (docs/rules.md documents them all).
 
 Cards are plain ints (``suit * 13 + rank``) and hands are bitmasks (see games.cards); the named
 API checks every action, and :meth:`HeartsState.legal_mask` / :meth:`HeartsState.apply_card`
-plus :func:`games.hearts_fast.playout` are the int fast path for simulations.
+plus :func:`games.hearts_fast.random_playout` are the int fast path for simulations.
 """
 
 from __future__ import annotations
