@@ -19,6 +19,11 @@ It prints figures; it asserts nothing (see DESIGN.md: benchmarks live in bench/)
    ``python3 -S`` and under the sandbox; plus what ``kill()`` takes. Goal: within +10 ms.
 3. A whisthub Hearts table of 4 sandboxed trivial bots (the SDK's first-legal bot) through
    ``judge.run_table``: deals per second. Goal: at least 150.
+4. A Dutch round (``classic``, 4 seats) of the same bots: first-legal bots never call Dutch, so
+   the round runs to its turn cap, the longest history there is. Seconds per round, the
+   judge's round trip, and the bytes of the ``act`` messages: as sent (the append-only lists
+   as deltas, docs/protocol.md) against whole observations, recomputed from the replay log.
+   The Hearts table's bytes are shown too.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -267,6 +272,61 @@ def bench_table(bot_dir: Path, deals: int) -> None:
             f"judge CPU {judge_cpu / decisions * 1e6:.1f} us; bot round trip as the judge "
             f"measures it: mean {mean * 1e6:.1f} us, p99 {p99 * 1e6:.1f} us"
         )
+    acts, sent, whole, _ = act_bytes(result.log)
+    print(
+        f"  act messages: {sent / played / 1e3:.1f} KB per deal as sent, "
+        f"{whole / played / 1e3:.1f} KB with whole observations ({acts} acts)"
+    )
+
+
+def act_bytes(log: dict[str, Any]) -> tuple[int, int, int, int]:
+    """(acts, bytes as sent, bytes with whole observations, the longest whole ``act``) of
+    every ``act`` of a table, recomputed from its replay log."""
+    import games
+    from judge.protocol import ObservationDeltas, act_line
+
+    game = games.load(log["game"], log["preset"], **log["options"])
+    deltas = [ObservationDeltas() for _ in range(game.players)]
+    acts = sent = whole = longest = 0
+    for entry in log["deals"]:
+        state = game.deal_from_record(entry["index"], entry["deal"])
+        for seat, action in entry["actions"]:
+            observation = state.observation(seat)
+            legal = state.legal_actions()
+            acts += 1
+            size = len(act_line(acts, entry["index"], observation, legal, 20.0))
+            whole += size
+            longest = max(longest, size)
+            wire = deltas[seat].wire(entry["index"], observation)
+            sent += len(act_line(acts, entry["index"], wire, legal, 20.0))
+            state.apply_action(action)
+    return acts, sent, whole, longest
+
+
+def bench_dutch(bot_dir: Path, rounds: int) -> None:
+    """Part (4): whole Dutch rounds of 4 sandboxed first-legal SDK bots, pinned to one core."""
+    from judge import run_table
+
+    (bot_dir / "main.py").write_text(TABLE_BOT)
+    bot = str(bot_dir / "main.py")
+    times: list[float] = []
+    for seed in range(1, rounds + 1):
+        started = time.perf_counter()
+        result = run_table(
+            game="dutch", bots=[bot] * 4, deals=1, seed=seed, sandbox="bwrap", cpu="auto"
+        )
+        times.append(time.perf_counter() - started)
+        decisions = sum(seat.decisions for seat in result.seats)
+        mean = statistics.fmean(seat.mean_time for seat in result.seats)
+        acts, sent, whole, longest = act_bytes(result.log)
+        print(
+            f"  seed {seed}: {decisions} decisions in {times[-1]:.3f} s "
+            f"({len(result.faults)} faults), round trip mean {mean * 1e6:.0f} us; "
+            f"act messages {sent / 1e6:.2f} MB as sent, {whole / 1e6:.2f} MB whole "
+            f"(per act: mean {sent // acts} B against {whole // acts} B, "
+            f"longest whole {longest / 1e3:.0f} KB)"
+        )
+    print(f"  median {statistics.median(times):.3f} s per round (4 sandboxes included)")
 
 
 def _autogroup() -> str:
@@ -281,6 +341,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--deals", type=int, default=None, help="deals of the table (part 3)")
     parser.add_argument("--skip-table", action="store_true")
+    parser.add_argument("--rounds", type=int, default=None, help="Dutch rounds (part 4)")
+    parser.add_argument("--only-dutch", action="store_true", help="part 4 only")
     args = parser.parse_args()
     status = sandbox_status()
     if status.problems:
@@ -295,16 +357,20 @@ def main() -> int:
     print(f"load {os.getloadavg()[0]:.2f}, kernel.sched_autogroup_enabled {_autogroup()}")
     count = 2000 if args.quick else 5000
     batches = 3 if args.quick else 9
-    with bot_directory(ECHO_BOT) as bot_dir:
-        print("(1) decision round trip to a trivial bot")
-        bench_round_trip(bot_dir, count, batches, None)
-        bench_round_trip(bot_dir, count, batches, {min(os.sched_getaffinity(0))})
-        print("(2) start-up")
-        bench_startup(bot_dir, 10 if args.quick else 40)
+    if not args.only_dutch:
+        with bot_directory(ECHO_BOT) as bot_dir:
+            print("(1) decision round trip to a trivial bot")
+            bench_round_trip(bot_dir, count, batches, None)
+            bench_round_trip(bot_dir, count, batches, {min(os.sched_getaffinity(0))})
+            print("(2) start-up")
+            bench_startup(bot_dir, 10 if args.quick else 40)
     if not args.skip_table:
         with bot_directory(TABLE_BOT) as bot_dir:
-            print("(3) whisthub Hearts table, 4 sandboxed first-legal bots (SDK)")
-            bench_table(bot_dir, args.deals or (100 if args.quick else 400))
+            if not args.only_dutch:
+                print("(3) whisthub Hearts table, 4 sandboxed first-legal bots (SDK)")
+                bench_table(bot_dir, args.deals or (100 if args.quick else 400))
+            print("(4) Dutch rounds, 4 sandboxed first-legal bots (SDK), one core")
+            bench_dutch(bot_dir, args.rounds or (2 if args.quick else 5))
     return 0
 
 

@@ -30,6 +30,10 @@ from judge.faults import FaultKind, excerpt
 PROTOCOL_VERSION: Final = 1
 LINE_CAP: Final = 64 * 1024  # bytes per message, newline excluded
 NAME_CHARS: Final = 40
+# Observation fields that only grow within a deal: an ``act`` carries only their new entries
+# (see ObservationDeltas). The SDK (judge/sdk/tapis_bot.py) keeps its own copy of this tuple.
+APPEND_ONLY: Final = ("history", "tricks")
+START_SUFFIX: Final = "_start"
 
 # One encoder, built once: json.dumps with keyword arguments builds a new encoder every call.
 _encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
@@ -160,6 +164,53 @@ def hello_message(
         "players": players,
         "limits": {"startup": startup, "decision": decision, "bank": bank},
     }
+
+
+class ObservationDeltas:
+    """What one seat has already been sent of each append-only list of its observations.
+
+    Protocol 1 sends the lists named in :data:`APPEND_ONLY` (``history``, ``tricks``) as a
+    delta: within a deal, the observation of an ``act`` carries only the entries the seat has
+    not been sent yet, and ``<key>_start``, the index in the whole list of the first entry
+    sent (the number of entries sent before in this deal; 0 at the first ``act`` of a deal).
+    Every other field is sent whole (docs/protocol.md, "Observations").
+
+    One instance per seat; :meth:`wire` must be called only for an ``act`` that is sent (the
+    judge sends every ``act`` it starts writing, or the bot dies).
+
+    >>> deltas = ObservationDeltas()
+    >>> deltas.wire(0, {"turn": 1, "history": ["a", "b"]})
+    {'turn': 1, 'history_start': 0, 'history': ['a', 'b']}
+    >>> deltas.wire(0, {"turn": 2, "history": ["a", "b", "c"]})
+    {'turn': 2, 'history_start': 2, 'history': ['c']}
+    >>> deltas.wire(1, {"turn": 0, "history": ["x"]})
+    {'turn': 0, 'history_start': 0, 'history': ['x']}
+    """
+
+    __slots__ = ("_deal", "_sent")
+
+    def __init__(self) -> None:
+        self._deal: int | None = None
+        self._sent: dict[str, int] = {}
+
+    def wire(self, deal: int, observation: Mapping[str, JSON]) -> dict[str, JSON]:
+        """The observation as the seat is to be sent it now (and remember what it was sent)."""
+        if deal != self._deal:
+            self._deal = deal
+            self._sent = dict.fromkeys(APPEND_ONLY, 0)
+        sent = self._sent
+        out: dict[str, JSON] = {}
+        for key, value in observation.items():
+            if key in sent and isinstance(value, list):
+                start = sent[key]
+                if start > len(value):  # never, for the engines' lists: then send it whole
+                    start = 0
+                out[key + START_SUFFIX] = start
+                out[key] = value[start:]
+                sent[key] = len(value)
+            else:
+                out[key] = value
+        return out
 
 
 def act_line(

@@ -23,6 +23,7 @@ from judge.faults import FaultKind, clip, excerpt
 from judge.protocol import (
     TOO_LONG,
     LineBuffer,
+    ObservationDeltas,
     ProtocolFault,
     act_line,
     answer_id,
@@ -149,6 +150,7 @@ class ProcessSeat:
         self._pending = b""  # bytes for the bot's stdin not written yet
         self._writing = False  # whether stdin is registered for POLLOUT
         self._stale: set[int] = set()  # ids of requests that timed out: late answers are dropped
+        self._deltas = ObservationDeltas()  # append-only lists are sent as deltas
         self.out_closed = False
         self._err_closed = False
         self.broken = False  # the bot's stdin is closed
@@ -306,12 +308,16 @@ class ProcessSeat:
         bank: float,
         deadline: float,
     ) -> Action:
-        """Send ``act`` and return the bot's action (not yet checked against the rules)."""
+        """Send ``act`` and return the bot's action (not yet checked against the rules).
+
+        The observation goes out with its append-only lists as deltas (ObservationDeltas):
+        once :meth:`_send` has queued the line, the bot receives all of it or dies."""
         if self._lines.has_line() or not self.out_closed:
             self._drain_unasked()
         if self.out_closed or self.broken:
             raise self._crash()
-        self._send(act_line(request_id, deal, observation, legal_actions, bank), deadline)
+        wire = self._deltas.wire(deal, observation)
+        self._send(act_line(request_id, deal, wire, legal_actions, bank), deadline)
         if self.broken:
             raise self._crash()
         if self._pending:

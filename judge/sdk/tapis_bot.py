@@ -23,6 +23,10 @@ made public. Print your debugging to stderr with ``self.log(...)``: the judge ke
 If ``act`` raises, the SDK logs the traceback and answers the first legal action, so that your
 bot keeps its seat (the judge would otherwise record a fault).
 
+The judge sends the lists of an observation that only grow within a deal (``history``,
+``tricks``) as deltas, the new entries after ``<key>_start`` earlier ones; the SDK puts each
+list back together, so ``act`` always gets the whole observation, as the game documents it.
+
 Test locally with ``tapis play --game hearts --sandbox none my_bot.py builtin:random ...``.
 """
 
@@ -37,6 +41,9 @@ from typing import IO, Any
 __all__ = ["PROTOCOL_VERSION", "Bot", "run"]
 
 PROTOCOL_VERSION = 1
+
+# Observation lists the judge sends as deltas (docs/protocol.md, "Observations").
+APPEND_ONLY = ("history", "tricks")
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
 _loads = json.JSONDecoder().decode
@@ -57,6 +64,7 @@ class Bot:
         self.limits: dict[str, float] = {}
         self.bank = 0.0  # seconds left on the time bank, updated with every request
         self.deal = 0  # index of the deal in progress
+        self._lists: dict[str, list[Any]] = {}  # the append-only lists received so far
 
     # -- override these ------------------------------------------------------------------------
 
@@ -103,7 +111,7 @@ class Bot:
                 self.deal = message.get("deal", 0)
                 legal = message["legal_actions"]
                 try:
-                    action = self.act(message["observation"], legal)
+                    action = self.act(self._whole(message["observation"]), legal)
                 except Exception:
                     self.log(traceback.format_exc().rstrip())
                     self.log("tapis_bot: act() raised; answering the first legal action")
@@ -139,6 +147,20 @@ class Bot:
             self.on_hello(hello)
         except Exception:
             self.log(traceback.format_exc().rstrip())
+
+    def _whole(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The observation with each delta list put back together (``<key>_start`` removed)."""
+        for key in APPEND_ONLY:
+            start = observation.pop(key + "_start", None)
+            if start is None:
+                continue
+            kept = self._lists.get(key, [])
+            if start > len(kept):
+                self.log(f"tapis_bot: {key} entries {len(kept)} to {start} were never received")
+            whole = kept[:start] + observation[key]
+            self._lists[key] = whole
+            observation[key] = whole[:]  # the bot's own copy: it may keep or change it
+        return observation
 
     def _notice(self, handler: Any, message: dict[str, Any]) -> None:
         try:
