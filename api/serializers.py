@@ -6,7 +6,7 @@ Input serializers are strict: a field the endpoint does not know is an error, no
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema_field
@@ -531,6 +531,22 @@ class ReplaySeatSerializer(serializers.Serializer[Any]):
     substitute = serializers.BooleanField()
 
 
+@extend_schema_field(TrickSerializer(many=True))
+class TricksField(serializers.JSONField):
+    """The tricks, already plain JSON: shown as they are (one serializer per trick would cost
+    more than the rest of the replay)."""
+
+
+@extend_schema_field(DecisionSerializer(many=True))
+class DecisionsField(serializers.JSONField):
+    """The decisions, already plain JSON: shown as they are."""
+
+
+@extend_schema_field(ReplaySeatSerializer(many=True))
+class ReplaySeatsField(serializers.JSONField):
+    """The seats, already plain JSON: shown as they are."""
+
+
 class DealReplaySerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     tournament = serializers.IntegerField()
@@ -541,44 +557,61 @@ class DealReplaySerializer(serializers.Serializer[Any]):
     preset = serializers.CharField()
     options = serializers.DictField(child=OptionValueField())
     seed = serializers.IntegerField(allow_null=True, help_text="The deal's seed.")
-    seats = ReplaySeatSerializer(many=True)
+    seats = ReplaySeatsField()
     hands = serializers.JSONField(help_text="The hands as dealt (the engine's deal record).")
     record = serializers.JSONField(help_text="The engine's whole deal record.")
     passes = serializers.JSONField(allow_null=True, help_text="Cards passed by each seat.")
-    tricks = TrickSerializer(many=True)
-    decisions = DecisionSerializer(many=True)
+    tricks = TricksField()
+    decisions = DecisionsField()
     faults = serializers.JSONField(help_text="The judge's faults in this deal.")
     points = serializers.ListField(child=serializers.IntegerField())
     log = serializers.JSONField(help_text="This deal's entry of the replay log (format v1).")
 
 
+def _seat_label(seat: dict[str, Any]) -> str:
+    if seat["entry_id"] is None:
+        return f"house:{seat['house_bot']}"
+    label = f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
+    return f"house:{seat['house_bot']} for {label}" if seat["substitute"] else label
+
+
 def deal_replay_data(deal: Deal) -> dict[str, Any]:
-    """What :class:`DealReplaySerializer` shows of a deal: the table's replay header
-    (``selectors.deal_replay``) and this deal's log, decisions laid out one per step."""
-    replay = selectors.deal_replay(deal=deal)
+    """What :class:`DealReplaySerializer` shows of a deal: the table's replay header (game,
+    preset, every option), this deal's log, its tricks and its seats, decisions laid out one
+    per step."""
     table = deal.table
+    tricks, seats = selectors.deal_replay_rows(deal=deal)
+    header = (table.result or {}).get("replay_header") or {}
     log = dict(deal.log)
     actions = log.get("actions") or []
     times = log.get("times") or []
     faults = [f for f in log.get("faults") or [] if isinstance(f, dict)]
     fault_at = {f.get("step"): str(f.get("kind", "")) for f in faults}
     record = deal.record if isinstance(deal.record, dict) else {}
-    tricks = cast(list[dict[str, Any]], replay.get("tricks") or [])
     return {
         "id": deal.pk,
         "tournament": table.tournament_id,
         "round": table.round.number,
         "table": table.pk,
         "index": deal.index,
-        "game": replay.get("game", table.tournament.game),
-        "preset": replay.get("preset", table.tournament.preset),
-        "options": replay.get("options") or {},
+        "game": header.get("game") or table.tournament.game,
+        "preset": header.get("preset") or table.tournament.preset,
+        "options": header.get("options") or {},
         "seed": deal.seed,
-        "seats": replay.get("seats") or [],
+        "seats": [
+            {
+                "position": seat["position"],
+                "entry": seat["entry_id"],
+                "bot": _seat_label(seat),
+                "house": seat["entry_id"] is None,
+                "substitute": seat["substitute"],
+            }
+            for seat in seats
+        ],
         "hands": record.get("hands"),
         "record": record,
         "passes": deal.passes,
-        "tricks": [{"number": n, **t} for n, t in enumerate(tricks)],
+        "tricks": tricks,
         "decisions": [
             {
                 "step": step,

@@ -6,10 +6,12 @@ Every list is paginated (:class:`api.pagination.Pagination`); every error has th
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
-from django.db.models import Count, F, Prefetch, QuerySet, Window
+from django.core.cache import cache
+from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -26,16 +28,26 @@ from rest_framework.views import APIView
 
 import games
 from tournaments import ratings, selectors, services
-from tournaments.models import Bot, BotVersion, Deal, Seat, Table, Tournament
+from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 
 from . import accounts, permissions
 from . import serializers as s
 from .exceptions import Hidden
 from .parsers import BotUploadParser
 
-SEATS_PREFETCH = Prefetch(
-    "seats", queryset=Seat.objects.select_related("entry__version__bot").order_by("position")
-)
+# How long the cache keeps what never changes (final standings, replays).
+CACHE_SECONDS = 24 * 3600
+
+T = TypeVar("T")
+
+
+def cached(key: str, build: Callable[[], T], timeout: float = CACHE_SECONDS) -> T:
+    """``build()``, kept in Django's cache under ``key`` (whose name says what it depends on)."""
+    value: T | None = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, timeout)
+    return value
 
 
 def _user(request: Request) -> User:
@@ -54,6 +66,13 @@ def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[s
 
 class ApiView(GenericAPIView[Any]):
     """A view of this API: lists go through the pagination."""
+
+    def paginated_rows(self, rows: list[dict[str, Any]]) -> Response:
+        """A page of rows already serialized (kept in the cache as they are)."""
+        paginator = self.paginator
+        assert paginator is not None
+        page: Any = paginator.paginate_queryset(rows, self.request, view=self)  # type: ignore[arg-type]
+        return paginator.get_paginated_response(page)
 
     def paginated(self, items: Any, serializer_class: type[BaseSerializer[Any]]) -> Response:
         page = self.paginate_queryset(items)
@@ -435,7 +454,10 @@ class EntryList(ApiView):
 
 class Standings(ApiView):
     """The standings so far (final once finished): rank, points, relative score, head to
-    head, tables played. Withdrawn and disqualified entries come last, unranked."""
+    head, tables played. Withdrawn and disqualified entries come last, unranked.
+
+    Kept in the cache under a key that changes with every recorded table and every entry
+    (``selectors.standings_version``): final standings are computed once."""
 
     permission_classes = [AllowAny]
     serializer_class = s.StandingSerializer
@@ -445,9 +467,17 @@ class Standings(ApiView):
     )
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament(request, pk)
-        return self.paginated(
-            selectors.standings_for_tournament(tournament=tournament), s.StandingSerializer
+        version = selectors.standings_version(tournament=tournament)
+        rows = cached(
+            f"api:v1:standings:{tournament.pk}:{version}",
+            lambda: [
+                dict(row)
+                for row in s.StandingSerializer(
+                    selectors.standings_for_tournament(tournament=tournament), many=True
+                ).data
+            ],
         )
+        return self.paginated_rows(rows)
 
 
 class ProgressView(ApiView):
@@ -566,8 +596,14 @@ class DealReplay(ApiView):
     serializer_class = s.DealReplaySerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        deal = _visible_deal(request, pk)
-        return Response(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
+        # A replay never changes once it may be shown: only those are kept in the cache.
+        key = f"api:v1:replay:{pk}"
+        replay = cache.get(key)
+        if replay is None:
+            deal = _visible_deal(request, pk)
+            replay = dict(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
+            cache.set(key, replay, CACHE_SECONDS)
+        return Response(replay)
 
 
 class DealAuditView(ApiView):

@@ -10,7 +10,7 @@ from collections import defaultdict
 from decimal import Decimal
 from fractions import Fraction
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
 import games
 from games.base import JSON
@@ -27,6 +27,7 @@ from tournaments.models import (
     Seat,
     Table,
     Tournament,
+    Trick,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -420,5 +421,63 @@ def table_deal_points(*, table: Table) -> list[dict[str, object]]:
 
 
 def deal_get(*, deal_id: int) -> Deal:
-    """A deal with its table, round and tournament (DoesNotExist if there is none)."""
-    return Deal.objects.select_related("table__tournament", "table__round").get(pk=deal_id)
+    """A deal with its table, round and tournament (DoesNotExist if there is none); of the
+    tournament, only what says whether the deal may be shown and what it was played by."""
+    return (
+        Deal.objects.select_related("table__tournament", "table__round")
+        .only(
+            *(f.name for f in Deal._meta.concrete_fields),
+            "table__status",
+            "table__number",
+            "table__result",
+            "table__round__number",
+            "table__round__status",
+            "table__tournament__status",
+            "table__tournament__duplicate",
+            "table__tournament__organiser_id",
+            "table__tournament__game",
+            "table__tournament__preset",
+        )
+        .get(pk=deal_id)
+    )
+
+
+def deal_replay_rows(*, deal: Deal) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The tricks of a deal and the seats of its table, as plain rows: what a replay shows
+    beside the deal's own log (no bot code, no model instances)."""
+    tricks = [
+        dict(row)
+        for row in Trick.objects.filter(deal_id=deal.pk)
+        .order_by("number")
+        .values("number", "leader", "cards", "winner", "points")
+    ]
+    seats = [
+        dict(row)
+        for row in Seat.objects.filter(table_id=deal.table_id)
+        .order_by("position")
+        .values(
+            "position",
+            "entry_id",
+            "house_bot",
+            "substitute",
+            "entry__version__number",
+            "entry__version__bot__name",
+        )
+    ]
+    return tricks, seats
+
+
+def standings_version(*, tournament: Tournament) -> str:
+    """A key that changes whenever the standings of ``tournament`` may change: they are
+    final once it is finished or cancelled; before, they move with each recorded table and
+    each entry, withdrawal or disqualification."""
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        return tournament.status
+    tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE).aggregate(
+        n=Count("pk"), last=Max("finished_at")
+    )
+    entries = Entry.objects.filter(tournament=tournament).aggregate(
+        n=Count("pk"), flagged=Count("pk", filter=Q(flagged_at__isnull=False))
+    )
+    last = tables["last"].isoformat() if tables["last"] is not None else "-"
+    return f"{tournament.status}:{tables['n']}:{last}:{entries['n']}:{entries['flagged']}"

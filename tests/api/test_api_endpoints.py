@@ -9,6 +9,7 @@ from typing import Any
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+import games
 from tests.api.conftest import (
     BOT_FILE,
     World,
@@ -238,6 +239,7 @@ def test_a_finished_table_shows_its_deals_and_log(world: World) -> None:
     body = log.json()
     assert (body["format"], body["version"], body["game"]) == ("tapis-replay", 1, "hearts")
     assert len(body["deals"]) == 2
+    assert games.verify(body).ok  # what `tapis verify` says of the download
 
 
 def test_a_deal_replay_has_hands_passes_tricks_times_and_points(world: World) -> None:
