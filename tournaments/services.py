@@ -333,7 +333,122 @@ def tournament_create(
     registration_closes_at: datetime | None = None,
 ) -> Tournament:
     """A draft tournament. Every setting is checked here: the rules (preset and overrides,
-    through the engine), the fixed length, the seating format, place points, time limits."""
+    through the engine), the fixed length, the seating format, place points, time limits. The
+    secret seed is drawn and its commitment published."""
+    values = _checked_settings(
+        name=name,
+        game=game,
+        rounds=rounds,
+        deals_per_table=deals_per_table,
+        preset=preset,
+        options=options,
+        table_size=table_size,
+        seating=seating,
+        duplicate=duplicate,
+        place_points=place_points,
+        decision_seconds=decision_seconds,
+        bank_seconds=bank_seconds,
+        startup_seconds=startup_seconds,
+        max_faults=max_faults,
+        house_bot=house_bot,
+        allow_multiple_entries=allow_multiple_entries,
+        registration_opens_at=registration_opens_at,
+        registration_closes_at=registration_closes_at,
+    )
+    seed = formats.new_tournament_seed()
+    return Tournament.objects.create(
+        organiser=organiser, seed=str(seed), commitment=formats.seed_commitment(seed), **values
+    )
+
+
+# The settings tournament_create takes and tournament_update changes.
+TOURNAMENT_SETTINGS = (
+    "name",
+    "game",
+    "preset",
+    "options",
+    "table_size",
+    "rounds",
+    "deals_per_table",
+    "seating",
+    "duplicate",
+    "place_points",
+    "decision_seconds",
+    "bank_seconds",
+    "startup_seconds",
+    "max_faults",
+    "house_bot",
+    "allow_multiple_entries",
+    "registration_opens_at",
+    "registration_closes_at",
+)
+# Settings whose change makes the stored place points (one per seat) meaningless.
+_SEATING_SETTINGS = frozenset({"game", "preset", "options", "table_size"})
+
+
+def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
+    """Change the settings of a tournament that has not started (draft or open).
+
+    The new settings are checked exactly as :func:`tournament_create` checks them; the seed
+    and its commitment do not change. The game cannot change once bots are entered; place
+    points go back to the default when the game, preset, options or table size change without
+    new ones, and the preset to the game's default when the game changes without one."""
+    unknown = sorted(set(changes) - set(TOURNAMENT_SETTINGS))
+    if unknown:
+        raise ApplicationError(
+            f"unknown tournament settings: {', '.join(unknown)}",
+            code="invalid",
+            extra={"field": unknown[0]},
+        )
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+            raise ApplicationError(
+                f"the tournament is {locked.status}; only a draft or open one can change",
+                code="status",
+                extra={"status": locked.status},
+            )
+        game_changes = changes.get("game", locked.game) != locked.game
+        if game_changes and Entry.objects.filter(tournament=locked).exists():
+            raise ApplicationError(
+                "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
+            )
+        settings: dict[str, Any] = {name: getattr(locked, name) for name in TOURNAMENT_SETTINGS}
+        if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
+            settings["place_points"] = None
+        if game_changes and "preset" not in changes:
+            settings["preset"] = None
+        settings.update(changes)
+        values = _checked_settings(**settings)
+        for name, value in values.items():
+            setattr(locked, name, value)
+        locked.save(update_fields=list(values))
+    tournament.refresh_from_db()
+    return tournament
+
+
+def _checked_settings(
+    *,
+    name: str,
+    game: str,
+    rounds: int,
+    deals_per_table: int,
+    preset: str | None,
+    options: Mapping[str, object] | None,
+    table_size: int | None,
+    seating: str,
+    duplicate: bool,
+    place_points: Sequence[int] | None,
+    decision_seconds: float,
+    bank_seconds: float,
+    startup_seconds: float,
+    max_faults: int,
+    house_bot: str,
+    allow_multiple_entries: bool,
+    registration_opens_at: datetime | None,
+    registration_closes_at: datetime | None,
+) -> dict[str, Any]:
+    """Check a tournament's settings; the model field values, or ApplicationError."""
     overrides = dict(options or {})
     if "fixed_deals" in overrides:
         raise ApplicationError(
@@ -393,30 +508,26 @@ def tournament_create(
         and registration_closes_at <= registration_opens_at
     ):
         raise ApplicationError("registration must close after it opens", code="registration")
-    seed = formats.new_tournament_seed()
-    return Tournament.objects.create(
-        name=name.strip() or f"{engine.name} tournament",
-        organiser=organiser,
-        game=engine.name,
-        preset=engine.preset,
-        options=overrides,
-        table_size=engine.players,
-        rounds=rounds,
-        deals_per_table=deals_per_table,
-        seating=seating,
-        duplicate=duplicate,
-        place_points=list(points),
-        decision_seconds=decision_seconds,
-        bank_seconds=bank_seconds,
-        startup_seconds=startup_seconds,
-        max_faults=max_faults,
-        house_bot=house_bot,
-        allow_multiple_entries=allow_multiple_entries,
-        registration_opens_at=registration_opens_at,
-        registration_closes_at=registration_closes_at,
-        seed=str(seed),
-        commitment=formats.seed_commitment(seed),
-    )
+    return {
+        "name": name.strip() or f"{engine.name} tournament",
+        "game": engine.name,
+        "preset": engine.preset,
+        "options": overrides,
+        "table_size": engine.players,
+        "rounds": rounds,
+        "deals_per_table": deals_per_table,
+        "seating": seating,
+        "duplicate": duplicate,
+        "place_points": list(points),
+        "decision_seconds": decision_seconds,
+        "bank_seconds": bank_seconds,
+        "startup_seconds": startup_seconds,
+        "max_faults": max_faults,
+        "house_bot": house_bot,
+        "allow_multiple_entries": allow_multiple_entries,
+        "registration_opens_at": registration_opens_at,
+        "registration_closes_at": registration_closes_at,
+    }
 
 
 def _transition(tournament: Tournament, sources: Iterable[str], target: str, **fields: Any) -> None:
@@ -1330,76 +1441,3 @@ def tournament_run_here(*, tournament: Tournament, worker: str = "inline") -> in
             if outcome.outcome == "failed":
                 raise ApplicationError(f"table {table_id} failed: {outcome.detail}")
             played += outcome.outcome == "recorded"
-
-
-# --- used by the API ---------------------------------------------------------------------------
-
-TOURNAMENT_SETTINGS = (
-    "name",
-    "game",
-    "preset",
-    "options",
-    "table_size",
-    "rounds",
-    "deals_per_table",
-    "seating",
-    "duplicate",
-    "place_points",
-    "decision_seconds",
-    "bank_seconds",
-    "startup_seconds",
-    "max_faults",
-    "house_bot",
-    "allow_multiple_entries",
-    "registration_opens_at",
-    "registration_closes_at",
-)
-# Settings whose change makes the stored place points (one per seat) meaningless.
-_SEATING_SETTINGS = frozenset({"game", "preset", "options", "table_size"})
-
-
-def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
-    """Change the settings of a tournament that has not started (draft or open).
-
-    The new settings are checked exactly as :func:`tournament_create` checks them (it is run
-    on them inside a savepoint that is rolled back); the seed and its commitment do not
-    change. The game cannot change once bots are entered; place points go back to the
-    default when the game, preset, options or table size change without new ones."""
-    unknown = sorted(set(changes) - set(TOURNAMENT_SETTINGS))
-    if unknown:
-        raise ApplicationError(
-            f"unknown tournament settings: {', '.join(unknown)}",
-            code="invalid",
-            extra={"field": unknown[0]},
-        )
-    with transaction.atomic():
-        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-        if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
-            raise ApplicationError(
-                f"the tournament is {locked.status}; only a draft or open one can change",
-                code="status",
-                extra={"status": locked.status},
-            )
-        if (
-            changes.get("game", locked.game) != locked.game
-            and Entry.objects.filter(tournament=locked).exists()
-        ):
-            raise ApplicationError(
-                "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
-            )
-        settings: dict[str, Any] = {name: getattr(locked, name) for name in TOURNAMENT_SETTINGS}
-        if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
-            settings["place_points"] = None
-        if changes.get("game", locked.game) != locked.game and "preset" not in changes:
-            settings["preset"] = None
-        settings.update(changes)
-        savepoint = transaction.savepoint()
-        try:
-            probe = tournament_create(organiser=locked.organiser, **settings)
-        finally:
-            transaction.savepoint_rollback(savepoint)
-        for name in TOURNAMENT_SETTINGS:
-            setattr(locked, name, getattr(probe, name))
-        locked.save(update_fields=list(TOURNAMENT_SETTINGS))
-    tournament.refresh_from_db()
-    return tournament
