@@ -163,9 +163,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sandbox == "none":
         # The loud warning, now rather than in the middle of the progress bar (judge.sandbox
         # prints it once per process, at the latest when it starts the first bot).
-        from judge.sandbox import _warn_unsandboxed
+        from judge.sandbox import warn_unsandboxed
 
-        _warn_unsandboxed()
+        warn_unsandboxed()
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         result = run_table(

@@ -72,6 +72,7 @@ __all__ = [
     "require_sandbox",
     "sandbox_status",
     "spawn_bot",
+    "warn_unsandboxed",
 ]
 
 log = logging.getLogger(__name__)
@@ -932,7 +933,11 @@ _warned_lock = threading.Lock()
 _warned = False
 
 
-def _warn_unsandboxed() -> None:
+def warn_unsandboxed() -> None:
+    """Print the loud warning about mode "none" on stderr, once per process.
+
+    :func:`spawn_bot` calls it when it starts an unsandboxed bot; a tool may call it earlier
+    (``tapis play`` does, before its progress bar), and it is not printed again."""
     global _warned
     with _warned_lock:
         if _warned:
@@ -971,7 +976,7 @@ def _rlimit_setter(limits: SandboxLimits) -> Callable[[], None]:
 def _spawn_unsandboxed(
     argv: list[str], *, bot_dir: Path, sdk_dir: Path | None, limits: SandboxLimits, cwd: str
 ) -> BotProcess:
-    _warn_unsandboxed()
+    warn_unsandboxed()
     args = [_map_path(arg, bot_dir, sdk_dir) for arg in argv]
     preexec: Callable[[], None] | None = None
     try:

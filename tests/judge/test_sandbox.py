@@ -803,7 +803,8 @@ def test_mode_none_warns_once_maps_paths_and_applies_rlimits(bot_root: Path) -> 
     script = textwrap.dedent(
         f"""\
         from pathlib import Path
-        from judge.sandbox import SandboxLimits, spawn_bot
+        from judge.sandbox import SandboxLimits, spawn_bot, warn_unsandboxed
+        warn_unsandboxed()  # as tapis play does before its first bot: printed once in all
         for _ in range(2):
             with spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=Path({str(bot)!r}),
                            mode="none", limits=SandboxLimits(memory_bytes=300 * 2**20)) as p:
