@@ -649,3 +649,27 @@ def test_a_table_that_cannot_be_played_fails_for_an_operator_to_rerun() -> None:
     services.tournament_run_here(tournament=tournament)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
+
+
+def test_settings_change_until_the_start_checked_as_at_creation() -> None:
+    tournament = make_tournament(open_it=False, place_points=[5, 3, 1, 0])
+    seed, commitment = tournament.seed, tournament.commitment
+    services.tournament_update(tournament=tournament, rounds=5, name="Renamed")
+    assert (tournament.rounds, tournament.name) == (5, "Renamed")
+    with pytest.raises(ApplicationError, match="multiple of 10"):
+        services.tournament_update(tournament=tournament, game="roi")
+    # A new table size brings the default place points of that size.
+    services.tournament_update(tournament=tournament, preset="classic-fr", table_size=5)
+    assert (tournament.table_size, tournament.place_points) == (5, [4, 3, 2, 1, 0])
+    with pytest.raises(ApplicationError, match="unknown tournament settings: seed"):
+        services.tournament_update(tournament=tournament, seed="1")
+    services.tournament_open(tournament=tournament)
+    enter(tournament, BuiltinVersionFactory.create())
+    with pytest.raises(ApplicationError, match="the game cannot change"):
+        services.tournament_update(tournament=tournament, game="dutch")
+    tournament.refresh_from_db()
+    assert (tournament.seed, tournament.commitment) == (seed, commitment)
+    enter(tournament, BuiltinVersionFactory.create())
+    services.tournament_start(tournament=tournament)
+    with pytest.raises(ApplicationError, match="only a draft or open one"):
+        services.tournament_update(tournament=tournament, rounds=1)
