@@ -21,8 +21,10 @@ True
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
-from typing import TypeVar
+from collections.abc import Callable
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 
@@ -79,19 +81,41 @@ def shuffled(n: int, *, seed: int, deal_index: int, purpose: str = "deal") -> li
     ``below(m)`` for ``m <= n``, the shuffle only goes word by word through the reference
     implementation when some word is above that (fewer than one deal in a million).
     """
-    rng = DealRng(seed, deal_index, purpose)  # validates the arguments
+    if (
+        type(seed) is not int
+        or type(deal_index) is not int
+        or seed < 0
+        or deal_index < 0
+        or "/" in purpose
+    ):
+        DealRng(seed, deal_index, purpose)  # raises the reference implementation's error
     order = list(range(n))
     if n < 2:
         return order
     blocks = (n + 6) // 8  # n - 1 words, eight per block
-    prefix = rng._prefix.encode("ascii")
+    prefix = f"tapis/v1/{purpose}/{seed}/{deal_index}/".encode("ascii")
     sha256 = hashlib.sha256
     data = b"".join([sha256(prefix + b"%d" % b).digest() for b in range(blocks)])
-    words = struct.unpack(f">{8 * blocks}I", data)
-    if max(words[: n - 1]) > _WORD - n:
-        rng.shuffle(order)
+    # below(m) for m <= n never rejects a word up to 2**32 - n. A word above that starts with
+    # three 0xFF bytes when n <= 256, so one search of the bytes usually rules all out; a
+    # false alarm (the three bytes straddling two words) only costs the word-by-word path.
+    if (b"\xff\xff\xff" in data) if n <= 256 else max(_words(data)) > _WORD - n:
+        DealRng(seed, deal_index, purpose).shuffle(order)
         return order
-    for i, word in zip(range(n - 1, 0, -1), words, strict=False):
-        j = word % (i + 1)
+    # Swap i and below(i + 1) = word mod (i + 1), for i from n - 1 down to 1.
+    i = n - 1
+    for j in list(map(operator.mod, _words(data), range(n, 1, -1))):
         order[i], order[j] = order[j], order[i]
+        i -= 1
     return order
+
+
+def _words(data: bytes) -> tuple[int, ...]:
+    """The big-endian unsigned 32-bit words of some SHA-256 blocks."""
+    unpack = _UNPACK.get(len(data))
+    if unpack is None:
+        unpack = _UNPACK[len(data)] = struct.Struct(f">{len(data) // 4}I").unpack
+    return cast("tuple[int, ...]", unpack(data))
+
+
+_UNPACK: dict[int, Callable[[bytes], tuple[object, ...]]] = {}

@@ -82,6 +82,10 @@ def _card_ids() -> dict[str, Card]:
 
 
 CARD_IDS: Final[dict[str, Card]] = _card_ids()
+#: The same spellings -> the card's bit (``1 << card``): the play phase's hot path.
+BIT_OF_NAME: Final[dict[str, CardSet]] = {name: 1 << card for name, card in CARD_IDS.items()}
+_NAME_OF_BIT: Final[dict[CardSet, str]] = {1 << card: name for card, name in enumerate(NAMES)}
+_SUIT_OF_BIT: Final[dict[CardSet, int]] = {1 << card: card // 13 for card in range(DECK_SIZE)}
 
 
 def _suit_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
@@ -291,9 +295,13 @@ _MOON_NONE, _MOON_OTHERS, _MOON_SELF = 0, 1, 2
 class HeartsState(State):
     """One Hearts deal: a pass phase (when the deal's direction is not 'none'), then play.
 
-    Internally hands are bitmasks and cards ints; the named API converts at the edge. The
-    current trick's winner, its points and whether it broke hearts are worked out when the
-    trick is complete (breaking only matters from the next lead on).
+    Internally hands are bitmasks and a card in play is its bit (``1 << card``); the named API
+    converts at the edge. The legal cards of the seat to play are worked out as soon as it is
+    that seat's turn (``_legal``, 0 outside the play phase) with, when they are all of one
+    suit, their sorted names (``_names``), so that legal_actions() copies a ready tuple and
+    apply_action() checks a card with one bit test. A trick's winner, its points and whether
+    it broke hearts are worked out when it is complete (breaking only matters from the next
+    lead on).
     """
 
     __slots__ = (
@@ -305,8 +313,10 @@ class HeartsState(State):
         "_first_lead",
         "_g",
         "_hands",
+        "_led",
         "_legal",
         "_n",
+        "_names",
         "_pass_offset",
         "_passes",
         "_phase",
@@ -314,7 +324,6 @@ class HeartsState(State):
         "_seed",
         "_stock",
         "_stock_pos",
-        "_tmask",
         "_trick",
         "_trick_leader",
         "_trick_no",
@@ -343,29 +352,28 @@ class HeartsState(State):
         if game.stock_mode:
             self._stock: tuple[Card, ...] = tuple(leftover)
             self._reserve = 0
+            self._draws: list[list[Card]] = [[] for _ in range(n)]
         else:
             self._stock = ()
-            reserve = 0
-            for card in leftover:
-                reserve |= 1 << card
-            self._reserve = reserve
+            self._reserve = sum(map(_BITS.__getitem__, leftover))
+            self._draws = []
         self._stock_pos = 0
-        self._draws: list[list[Card]] = [[] for _ in range(n)] if game.stock_mode else []
-        self._pass_offset = game.pass_offset(deal_index)
         self._passes: list[CardSet] = [-1] * n
-        self._trick: list[Card] = []
-        self._tmask = 0
-        self._trick_leader = 0
+        self._trick: list[CardSet] = []  # the bits of the cards played to the current trick
+        self._led = 0
         self._trick_no = 0
-        self._tricks: list[tuple[int, list[Card], int]] = []
+        self._tricks: list[tuple[int, list[CardSet], int]] = []
         self._broken = False
         self._won: list[CardSet] = [0] * n  # the cards each seat has taken (reserve included)
         self._final: list[int] | None = None
-        self._legal = -1
         self._first_lead = 0
-        if self._pass_offset:
+        self._pass_offset = offset = game.pass_offset(deal_index)
+        if offset:
             self._phase = _PASS
             self._current = 0
+            self._trick_leader = 0
+            self._legal = 0
+            self._names: tuple[str, ...] | None = None
         else:
             self._start_play()
 
@@ -378,52 +386,55 @@ class HeartsState(State):
         return self._phase is _OVER
 
     def legal_actions(self) -> list[Action]:
+        names = self._names
+        if names is not None:  # following suit, or the deal is over: a ready tuple
+            return [*names]
         if self._phase is _PLAY:
-            trick = self._trick
-            if trick:  # following suit is the common case: one suit, one table
-                led = trick[0] // 13
-                legal = self._hands[self._current] & SUIT_MASKS[led]
-                if legal:
-                    self._legal = legal
-                    return [*_NAME_TABLES[led][legal >> (13 * led)]]
-            legal = self._legal_play()
+            legal = self._legal
             return [
                 *_CLUB_NAMES[legal & 0x1FFF],
                 *_DIAMOND_NAMES[(legal >> 13) & 0x1FFF],
                 *_HEART_NAMES[(legal >> 26) & 0x1FFF],
                 *_SPADE_NAMES[legal >> 39],
             ]
-        if self._phase is _PASS:
-            return self._legal_pass()
-        return []
+        return self._legal_pass()
 
     def apply_action(self, action: Action) -> None:
-        if self._phase is _PLAY:
-            try:
-                card = CARD_IDS[action]  # type: ignore[index]
-            except (KeyError, TypeError):
-                card = self._parse_play(action)
-            legal = self._legal
-            if legal < 0:
-                legal = self._legal_play()
-            bit = 1 << card
-            if not legal & bit:
-                raise IllegalActionError(self._why_illegal(card))
-            # The body of _play, inlined: this is the hot path of every simulation.
-            seat = self._current
-            self._hands[seat] ^= bit
-            self._tmask |= bit
-            self._legal = -1
-            trick = self._trick
-            trick.append(card)
-            if len(trick) < self._n:
-                self._current = (seat + 1) % self._n
-            else:
-                self._end_trick()
-        elif self._phase is _PASS:
-            self._apply_pass(action)
+        # The hot path of every simulation: a legal card name in the play phase is one dict
+        # lookup and one bit test; anything else (a pass, "10H", an illegal card, a deal
+        # that is over) goes to _apply_other, whose checks are complete.
+        try:
+            bit = BIT_OF_NAME[action]  # type: ignore[index]
+        except (KeyError, TypeError):
+            bit = 0
+        if not self._legal & bit:
+            self._apply_other(action)
+            return
+        seat = self._current
+        hands = self._hands
+        hands[seat] ^= bit
+        trick = self._trick
+        if trick:
+            trick.append(bit)
+            if len(trick) == self._n:
+                self._end_trick(trick)
+                return
+            led = self._led
         else:
-            raise IllegalActionError("the deal is over: no more actions")
+            trick.append(bit)
+            self._led = led = _SUIT_OF_BIT[bit]
+        seat += 1
+        if seat == self._n:
+            seat = 0
+        self._current = seat
+        shift = 13 * led
+        hand = hands[seat]
+        bits = (hand >> shift) & 0x1FFF
+        if bits:
+            self._legal = bits << shift
+            self._names = _NAME_TABLES[led][bits]
+        else:
+            self._discard(hand)
 
     def points(self) -> list[int]:
         final = self._final
@@ -434,10 +445,10 @@ class HeartsState(State):
         out: list[tuple[int, Action]] = [
             (seat, _json_names(cards)) for seat, cards in enumerate(self._passes) if cards >= 0
         ]
-        for leader, cards, _ in self._tricks:
-            out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(cards))
+        for leader, bits, _ in self._tricks:
+            out.extend(((leader + k) % n, _NAME_OF_BIT[bit]) for k, bit in enumerate(bits))
         leader = self._trick_leader
-        out.extend(((leader + k) % n, NAMES[card]) for k, card in enumerate(self._trick))
+        out.extend(((leader + k) % n, _NAME_OF_BIT[bit]) for k, bit in enumerate(self._trick))
         return out
 
     def clone(self) -> HeartsState:
@@ -456,7 +467,7 @@ class HeartsState(State):
         other._pass_offset = self._pass_offset
         other._passes = list(self._passes)
         other._trick = list(self._trick)
-        other._tmask = self._tmask
+        other._led = self._led
         other._trick_leader = self._trick_leader
         other._trick_no = self._trick_no
         other._tricks = list(self._tricks)  # finished tricks are never changed
@@ -464,6 +475,7 @@ class HeartsState(State):
         other._won = list(self._won)
         other._final = None if self._final is None else list(self._final)
         other._legal = self._legal
+        other._names = self._names
         other._first_lead = self._first_lead
         other._phase = self._phase
         other._current = self._current
@@ -482,10 +494,12 @@ class HeartsState(State):
 
     def tricks(self) -> list[Trick]:
         points = self._g.points_table
-        return [
-            Trick(leader, tuple(NAMES[c] for c in cards), winner, sum(points[c] for c in cards))
-            for leader, cards, winner in self._tricks
-        ]
+        out = []
+        for leader, bits, winner in self._tricks:
+            cards = [bit.bit_length() - 1 for bit in bits]
+            names = tuple(NAMES[c] for c in cards)
+            out.append(Trick(leader, names, winner, sum(points[c] for c in cards)))
+        return out
 
     def summary(self) -> dict[str, JSON]:
         out = super().summary()
@@ -540,7 +554,7 @@ class HeartsState(State):
             "passes_made": [s for s in range(n) if passes[s] >= 0] if offset else [],
             "trick": {
                 "leader": self._trick_leader if phase is _PLAY else None,
-                "cards": [NAMES[c] for c in self._trick],
+                "cards": [_NAME_OF_BIT[bit] for bit in self._trick],
             },
             "tricks": [t.as_json() for t in self.tricks()],
             "hearts_broken": self._broken,
@@ -568,10 +582,11 @@ class HeartsState(State):
 
     def legal_mask(self) -> CardSet:
         """The legal cards of the seat to play, as a bitmask (0 outside the play phase)."""
-        if self._phase is not _PLAY:
-            return 0
-        legal = self._legal
-        return legal if legal >= 0 else self._legal_play()
+        return self._legal
+
+    def trick_cards(self) -> list[Card]:
+        """The cards played to the current trick so far, in playing order (card ids)."""
+        return [bit.bit_length() - 1 for bit in self._trick]
 
     def apply_card(self, card: Card) -> None:
         """Play a card id for the seat to play: checked like :meth:`apply_action`, without
@@ -580,9 +595,9 @@ class HeartsState(State):
             raise IllegalActionError("no card may be played now: not in the play phase")
         if not isinstance(card, int) or not 0 <= card < DECK_SIZE:
             raise IllegalActionError(f"not a card id: {card!r}")
-        if not (self.legal_mask() >> card) & 1:
+        if not (self._legal >> card) & 1:
             raise IllegalActionError(self._why_illegal(card))
-        self._play(card)
+        self.apply_action(NAMES[card])
 
     def apply_pass_mask(self, cards: CardSet) -> None:
         """The pass of the seat to act, as a bitmask of exactly pass_count held cards."""
@@ -598,6 +613,20 @@ class HeartsState(State):
         return None
 
     # -- phases ------------------------------------------------------------------------------
+
+    def _apply_other(self, action: Action) -> None:
+        """Every action but a legal card name in the play phase: a pass, a card spelt another
+        way ("10H", "qs"), or an illegal action (raises IllegalActionError, changes nothing)."""
+        phase = self._phase
+        if phase is _PLAY:
+            card = self._parse_play(action)
+            if not (self._legal >> card) & 1:
+                raise IllegalActionError(self._why_illegal(card))
+            self.apply_action(NAMES[card])
+        elif phase is _PASS:
+            self._apply_pass(action)
+        else:
+            raise IllegalActionError("the deal is over: no more actions")
 
     def _legal_pass(self) -> list[Action]:
         names = names_of(self._hands[self._current])
@@ -641,64 +670,46 @@ class HeartsState(State):
         """Begin the play phase: the holder of the lowest club in hand leads it; if no hand
         holds a club (two-player), the player left of the dealer leads any card."""
         self._phase = _PLAY
-        leader, self._first_lead = first_lead(self._g, self._hands, self.deal_index)
+        leader, lead = first_lead(self._g, self._hands, self.deal_index)
+        self._first_lead = lead
         self._current = leader
         self._trick_leader = leader
-        self._legal = -1
+        self._legal = lead
+        self._names = None
 
-    def _legal_play(self) -> CardSet:
-        hand = self._hands[self._current]
-        trick = self._trick
-        if trick:
-            legal = hand & SUIT_MASKS[trick[0] // 13]
-            if not legal:
-                legal = hand
-                if self._trick_no == 0 and self._g.no_first_points:
-                    legal = hand & ~PENALTY_CARDS or hand
-        elif self._trick_no == 0:
-            legal = self._first_lead
-        elif self._broken or not self._g.forbid_mask:
-            legal = hand
-        else:
-            legal = hand & ~self._g.forbid_mask or hand
-        self._legal = legal
-        return legal
+    def _discard(self, hand: CardSet) -> None:
+        """The seat to play cannot follow suit: any card, but no heart or QS on the first
+        trick (when so ruled) while it holds another card."""
+        if self._trick_no == 0 and self._g.no_first_points:
+            hand = hand & ~PENALTY_CARDS or hand
+        self._legal = hand
+        self._names = None
 
-    def _play(self, card: Card) -> None:
-        """Play a legal card for the seat to play (apply_action inlines this)."""
-        bit = 1 << card
-        seat = self._current
-        self._hands[seat] ^= bit
-        self._tmask |= bit
-        self._legal = -1
-        trick = self._trick
-        trick.append(card)
-        if len(trick) < self._n:
-            self._current = (seat + 1) % self._n
-        else:
-            self._end_trick()
-
-    def _end_trick(self) -> None:
-        trick = self._trick
-        cards = self._tmask
-        led = SUIT_MASKS[trick[0] // 13]
+    def _end_trick(self, trick: list[CardSet]) -> None:
+        """The trick is complete: its winner takes it and leads the next one."""
+        cards = sum(trick)
+        led = SUIT_MASKS[self._led]
         leader = self._trick_leader
-        winner = (leader + trick.index((cards & led).bit_length() - 1)) % self._n
-        g = self._g
-        if not self._broken and (cards & g.play_breaks or cards & ~led & g.discard_breaks):
-            self._broken = True
+        top = cards & led
+        winner = (leader + trick.index(1 << (top.bit_length() - 1))) % self._n
         self._tricks.append((leader, trick, winner))
+        self._trick = []
+        g = self._g
+        broken = self._broken
+        if not broken and (cards & g.play_breaks or cards & ~led & g.discard_breaks):
+            self._broken = broken = True
         trick_no = self._trick_no
         self._won[winner] |= cards | self._reserve if trick_no == 0 else cards
-        self._trick = []
-        self._tmask = 0
         self._trick_no = trick_no = trick_no + 1
         if self._stock_pos < len(self._stock):
             self._draw(winner)
         if trick_no == g.tricks_per_deal:
             self._finish()
-        else:
-            self._current = self._trick_leader = winner
+            return
+        self._current = self._trick_leader = winner
+        hand = self._hands[winner]
+        self._legal = hand if broken else hand & ~g.forbid_mask or hand
+        self._names = None
 
     def _draw(self, winner: int) -> None:
         """After a trick, while the stock lasts, each player draws one card, winner first."""
@@ -714,6 +725,7 @@ class HeartsState(State):
         self._phase = _OVER
         self._current = -1
         self._legal = 0
+        self._names = ()
         self._final = self._g.score(self._won)
 
     # -- messages ----------------------------------------------------------------------------
@@ -730,9 +742,8 @@ class HeartsState(State):
         hand = self._hands[self._current]
         if not (hand >> card) & 1:
             return f"you do not hold {name}"
-        trick = self._trick
-        if trick:
-            led = trick[0] // 13
+        if self._trick:
+            led = self._led
             if hand & SUIT_MASKS[led]:
                 return f"you must follow {SUIT_NAMES[led]}"
             return (
@@ -766,12 +777,13 @@ def first_lead(game: HeartsGame, hands: Sequence[CardSet], deal_index: int) -> t
     leads any card (but no heart or QS while it holds another card when points are
     forbidden on the first trick).
     """
-    clubs = 0
-    for hand in hands:
-        clubs |= hand & CLUB_CARDS
+    clubs = sum(hands) & CLUB_CARDS  # the hands are disjoint
     if clubs:
         low = clubs & -clubs
-        return next(s for s, hand in enumerate(hands) if hand & low), low
+        seat = 0
+        while not hands[seat] & low:
+            seat += 1
+        return seat, low
     leader = (game.dealer(deal_index) + 1) % game.n
     hand = hands[leader]
     return leader, (hand & ~PENALTY_CARDS or hand) if game.no_first_points else hand
@@ -849,6 +861,7 @@ class HeartsGame(Game[HeartsRules]):
         )
         self.no_first_points = rules.first_trick_points == "forbidden"
         self.td_bit = TD_BIT if rules.td_bonus else 0
+        self._dealt_cards = rules.hand_size * self.n
         self.tricks_per_deal = (
             DECK_SIZE - (0 if self.stock_mode else rules.leftover_count)
         ) // self.n
@@ -912,8 +925,7 @@ class HeartsGame(Game[HeartsRules]):
         the rest, in order, are the reserve or the stock (top first). See docs/dealing.md.
         """
         deck = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
-        n = self.n
-        dealt = self.rules.hand_size * n
+        n, dealt = self.n, self._dealt_cards
         bit = _BITS.__getitem__
         return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
 

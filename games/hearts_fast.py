@@ -157,8 +157,8 @@ def random_playout(
     deal = _Deal(
         state._g,
         list(state._hands),
-        list(state._trick),
-        state._tmask,
+        state.trick_cards(),
+        sum(state._trick),
         state._trick_leader,
         state._current,
         state._trick_no,
