@@ -396,6 +396,17 @@ def spawn_bot(
     command runs on the host, ``/bot`` and ``/sdk`` in its arguments mapped to
     the real directories, with the same rlimits.
 
+    Under bubblewrap run by root, the bot is a fresh uid to which only the
+    "others" permission bits apply: every directory from ``/`` down to
+    ``bot_dir`` (and ``sdk_dir``) must be searchable by others (``o+x``: 711
+    is enough, and is what :func:`judge.run_table` gives its work directory),
+    and the bot's own tree must be readable all the way down: ``bot_dir`` and
+    every folder in it ``r-x``, every file ``r`` for others
+    (:func:`judge.package.prepare` makes them 555 and 444). The directories
+    above and ``bot_dir`` itself are checked here (a :class:`SandboxError`
+    names the one at fault); a folder or file deeper that the bot cannot read
+    makes the bot fail when it opens it.
+
     Raises :class:`SandboxError` when the sandbox cannot be set up; a bot that
     starts and then fails is a :class:`BotProcess` whose ``poll()`` tells.
     """
@@ -636,10 +647,14 @@ def _check_bwrap_version(path: str) -> None:
 
 
 def _check_reachable(path: Path, uid: int, what: str) -> None:
-    """Raise SandboxError unless a uid with no groups of its own can read ``path``.
+    """Raise SandboxError unless the sandbox uid can reach and read ``path``.
 
-    bubblewrap resolves the bind sources as the sandbox uid: every directory
-    above the bot must be searchable by it, the bot directory readable too.
+    bubblewrap opens the bind sources as the sandbox uid (its gid equals its
+    uid, with no other groups), and the bot then reads its files as that uid:
+    every directory from ``/`` down to ``path`` must be searchable by it, and
+    ``path`` itself readable and searchable. Only these are checked, not the
+    tree below ``path``, which must be readable all the way down as well
+    (see :func:`spawn_bot`).
     """
     for directory in reversed(path.parents):
         if not _permits(directory, uid, 0o1):
@@ -653,7 +668,8 @@ def _check_reachable(path: Path, uid: int, what: str) -> None:
         mode = path.stat().st_mode & 0o7777
         raise SandboxError(
             f"{what} {str(path)!r} (mode {mode:o}) is not readable by the sandbox uid {uid}: "
-            "make it world-readable (directories 755, files 644)"
+            "make it and everything in it readable by others (folders 755 or 555, files 644 "
+            "or 444)"
         )
 
 
