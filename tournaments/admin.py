@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
@@ -261,6 +262,30 @@ class TableInline(ReadOnlyInline):
         )
 
 
+class TournamentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
+    """Changes of a tournament's settings are checked by the service, as through the API."""
+
+    class Meta:
+        model = Tournament
+        fields = services.TOURNAMENT_SETTINGS
+
+    def changes(self) -> dict[str, Any]:
+        return {
+            name: self.cleaned_data[name]
+            for name in self.changed_data
+            if name in services.TOURNAMENT_SETTINGS and name in self.cleaned_data
+        }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if self.instance.pk is not None and self.changes():
+            try:
+                services.tournament_check_update(tournament=self.instance, **self.changes())
+            except ApplicationError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return cleaned
+
+
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = [
@@ -325,20 +350,27 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_queryset(self, request: HttpRequest) -> QuerySet[Tournament]:
         return super().get_queryset(request).annotate(entry_total=Count("entries"))
 
+    form = TournamentAdminForm
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # made by tournament_create (checks the rules), through the API or demo
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
-        if obj is not None and obj.status != Tournament.Status.DRAFT:
-            # Once open, the rules are fixed: entries were made against them.
+        if obj is not None and obj.status not in (
+            Tournament.Status.DRAFT,
+            Tournament.Status.OPEN,
+        ):
             fields += [
                 f.name for f in Tournament._meta.fields if f.name not in fields and f.editable
             ]
         else:
-            # Rules are checked by the service when the tournament is made; keep them fixed.
-            fields += ["game", "preset", "options", "table_size", "deals_per_table"]
+            fields += ["organiser"]
         return fields
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        if change and isinstance(form, TournamentAdminForm) and form.changes():
+            services.tournament_update(tournament=obj, **form.changes())
 
     @admin.display(description="entries", ordering="entry_total")
     def entry_count(self, obj: Tournament) -> int:

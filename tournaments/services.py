@@ -393,6 +393,22 @@ def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
     and its commitment do not change. The game cannot change once bots are entered; place
     points go back to the default when the game, preset, options or table size change without
     new ones, and the preset to the game's default when the game changes without one."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        values = _updated_settings(locked, changes)
+        for name, value in values.items():
+            setattr(locked, name, value)
+        locked.save(update_fields=list(values))
+    tournament.refresh_from_db()
+    return tournament
+
+
+def tournament_check_update(*, tournament: Tournament, **changes: Any) -> None:
+    """Raise ApplicationError if :func:`tournament_update` would refuse these changes."""
+    _updated_settings(Tournament.objects.get(pk=tournament.pk), changes)
+
+
+def _updated_settings(tournament: Tournament, changes: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(changes) - set(TOURNAMENT_SETTINGS))
     if unknown:
         raise ApplicationError(
@@ -400,31 +416,24 @@ def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
             code="invalid",
             extra={"field": unknown[0]},
         )
-    with transaction.atomic():
-        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
-        if locked.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
-            raise ApplicationError(
-                f"the tournament is {locked.status}; only a draft or open one can change",
-                code="status",
-                extra={"status": locked.status},
-            )
-        game_changes = changes.get("game", locked.game) != locked.game
-        if game_changes and Entry.objects.filter(tournament=locked).exists():
-            raise ApplicationError(
-                "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
-            )
-        settings: dict[str, Any] = {name: getattr(locked, name) for name in TOURNAMENT_SETTINGS}
-        if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
-            settings["place_points"] = None
-        if game_changes and "preset" not in changes:
-            settings["preset"] = None
-        settings.update(changes)
-        values = _checked_settings(**settings)
-        for name, value in values.items():
-            setattr(locked, name, value)
-        locked.save(update_fields=list(values))
-    tournament.refresh_from_db()
-    return tournament
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+        raise ApplicationError(
+            f"the tournament is {tournament.status}; only a draft or open one can change",
+            code="status",
+            extra={"status": tournament.status},
+        )
+    game_changes = changes.get("game", tournament.game) != tournament.game
+    if game_changes and Entry.objects.filter(tournament=tournament).exists():
+        raise ApplicationError(
+            "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
+        )
+    settings: dict[str, Any] = {name: getattr(tournament, name) for name in TOURNAMENT_SETTINGS}
+    if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
+        settings["place_points"] = None
+    if game_changes and "preset" not in changes:
+        settings["preset"] = None
+    settings.update(changes)
+    return _checked_settings(**settings)
 
 
 def _checked_settings(
