@@ -673,3 +673,38 @@ def test_settings_change_until_the_start_checked_as_at_creation() -> None:
     services.tournament_start(tournament=tournament)
     with pytest.raises(ApplicationError, match="only a draft or open one"):
         services.tournament_update(tournament=tournament, rounds=1)
+
+
+@pytest.mark.parametrize(
+    ("game", "preset", "deals", "size", "tricks_per_deal"),
+    [
+        ("roi", "classic", 10, 4, 13),
+        ("dutch", "classic", 2, 3, 0),
+        ("hearts", "two-player", 2, 2, 26),  # 13 cards each, then the 26-card stock
+    ],
+)
+def test_every_game_plays_a_tournament(
+    game: str, preset: str, deals: int, size: int, tricks_per_deal: int
+) -> None:
+    tournament = make_tournament(
+        game=game, preset=preset, deals_per_table=deals, rounds=2, table_size=size
+    )
+    enter_builtins(tournament, ["heuristic", "random", "lowest", "random", "heuristic"])
+    play(tournament)
+    assert tournament.status == Tournament.Status.FINISHED
+    deals_played = Deal.objects.filter(table__tournament=tournament)
+    assert deals_played.count() == Table.objects.filter(tournament=tournament).count() * deals
+    assert (
+        Trick.objects.filter(deal__table__tournament=tournament).count()
+        == tricks_per_deal * deals_played.count()
+    )
+    report = services.tournament_audit(tournament=tournament)
+    assert report.ok, report.problems
+    rows = selectors.standings_for_tournament(tournament=tournament)
+    assert [row.rank for row in rows] == [1, 2, 3, 4, 5]
+    # Higher is better at the Roi: the winner of each table has the highest score.
+    for table in Table.objects.filter(tournament=tournament):
+        seats = list(table.seats.all())
+        best = min(seats, key=lambda s: s.place or 0)
+        scores = [s.score or 0 for s in seats]
+        assert best.score == (max(scores) if game == "roi" else min(scores))
