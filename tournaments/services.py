@@ -983,8 +983,12 @@ def _as_points(value: Fraction) -> Decimal:
     return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(POINTS_QUANTUM)
 
 
-def _passes(actions: Sequence[Any], players: int) -> list[JSON] | None:
-    """The cards each seat passed (the list-valued actions that open a Hearts deal)."""
+def _passes(engine: games.Game[object], actions: Sequence[Any]) -> list[JSON] | None:
+    """The cards each seat passed: the list-valued actions that open a Hearts deal (None for
+    other games, and for a Hearts deal without a pass)."""
+    if engine.name != "hearts":
+        return None
+    players = engine.players
     passed: list[JSON] = [None] * players
     found = False
     for seat, action in actions:
@@ -1059,7 +1063,7 @@ def _write_deals(table: Table, tournament: Tournament, result: TableResult) -> N
                 index=index,
                 seed=seed if isinstance(seed, int) else None,
                 record=record,
-                passes=_passes(actions, engine.players),
+                passes=_passes(engine, actions),
                 points=entry["points"],
                 log=entry,
                 decisions=len(actions),
@@ -1363,7 +1367,7 @@ def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealA
     decisions = [[d.seat, d.action] for d in deal.decision_set.order_by("step")]
     if decisions != [list(a) for a in actions]:
         problems.append(f"{where}: the decision rows differ from the log")
-    if deal.passes != _passes(actions, engine.players):
+    if deal.passes != _passes(engine, actions):
         problems.append(f"{where}: the passes differ from the log")
     return DealAudit(deal.pk, table.pk, deal.index, not problems, tuple(problems))
 
