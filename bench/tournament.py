@@ -131,6 +131,36 @@ def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
             worker.wait()
 
 
+def _tree_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds of a process tree: (the processes themselves: the workers and their pool
+    processes, which run the judge and the recording; the children they waited for: the
+    sandboxed bots)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0, 0.0
+    own = (int(fields[11]) + int(fields[12])) / ticks
+    waited = (int(fields[13]) + int(fields[14])) / ticks
+    for task in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            child = task.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(child[1]) == pid:
+            child_own, child_waited = _tree_cpu(int(task.parent.name))
+            own, waited = own + child_own, waited + child_waited
+    return own, waited
+
+
+def workers_cpu(workers: list[subprocess.Popen[bytes]]) -> tuple[float, float]:
+    own = waited = 0.0
+    for worker in workers:
+        a, b = _tree_cpu(worker.pid)
+        own, waited = own + a, waited + b
+    return own, waited
+
+
 def make_tournament(entries: int, rounds: int, deals: int, name: str) -> Any:
     import hashlib
 
@@ -274,9 +304,20 @@ def main() -> int:
                 tournament = make_tournament(
                     args.entries, args.rounds, args.deals, f"bench run {run}"
                 )
+                own_before, bots_before = workers_cpu(workers)
                 elapsed = play(tournament, args.timeout)
+                own_after, bots_after = workers_cpu(workers)
+                judge_cpu, bots_cpu = own_after - own_before, bots_after - bots_before
+                cpu = judge_cpu + bots_cpu
                 print(f"run {run}:")
                 report(tournament, elapsed)
+                deals = tournament.tables.count() * args.deals
+                cores = os.cpu_count() or 1
+                print(
+                    f"  CPU: workers (judge, engine, recording) {judge_cpu:.2f} s + sandboxed "
+                    f"bots {bots_cpu:.2f} s = {cpu / deals * 1000:.1f} ms per deal: "
+                    f"{cores} cores could do at most {cores * deals / cpu:.0f} deals/s"
+                )
                 rates.append(tournament.tables.count() * args.deals / elapsed)
             print(
                 f"deals/s over {args.runs} runs: median {statistics.median(rates):.1f}, "
