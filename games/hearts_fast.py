@@ -11,8 +11,10 @@ True
 >>> state.is_terminal()              # the state itself is untouched
 False
 
-Random choices use ``rng.random()`` (``int(rng.random() * k)`` picks among k), which is fast
-and plenty for simulations; the authoritative, reproducible deals stay in games.dealing.
+The deal shuffles by sorting the cards on ``rng.random()`` keys; the play draws one batch of
+64-bit words per deal with ``rng.getrandbits`` and picks among k cards by ``word % k`` (a bias
+below 2**-59: plenty for simulations). The authoritative, reproducible deals stay in
+games.dealing.
 
 How it is fast: the first trick and any trick already under way are played by a careful loop
 that knows every first-trick rule; every later trick is played by a tight loop that tracks the
@@ -24,7 +26,9 @@ state does).
 from __future__ import annotations
 
 import random as _random
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Iterator
+from itertools import repeat, starmap
 
 from games.cards import DECK_SIZE, SUIT_MASKS, Card, CardSet
 from games.hearts import (
@@ -55,6 +59,19 @@ _FOLLOWERS: dict[int, tuple[tuple[int, ...], ...]] = {
     n: tuple(tuple((leader + k) % n for k in range(1, n)) for leader in range(n))
     for n in range(2, 7)
 }
+
+
+#: Random 64-bit words drawn for one playout: one per card played is the most it may need.
+_WORDS_PER_PLAYOUT = 64
+_unpack_words = struct.Struct(f">{_WORDS_PER_PLAYOUT}Q").unpack
+_NO_ARGS = tuple(repeat((), DECK_SIZE))
+
+
+def _words(rng: _random.Random) -> Callable[[], int]:
+    """A supply of random 64-bit words for one playout (drawn in one call)."""
+    data = rng.getrandbits(64 * _WORDS_PER_PLAYOUT).to_bytes(8 * _WORDS_PER_PLAYOUT, "big")
+    words: Iterator[int] = iter(_unpack_words(data))
+    return words.__next__
 
 
 def random_card(cards: CardSet, random: Callable[[], float]) -> Card:
@@ -169,7 +186,7 @@ def random_playout(
         state._stock_pos,
         list(state._won),
     )
-    return _play_out(deal, random, trace)
+    return _play_out(deal, _words(rng), trace)
 
 
 def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -> list[int]:
@@ -204,11 +221,11 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
         0,
         [0] * n,
     )
-    return _play_out(deal, random, None)
+    return _play_out(deal, _words(rng), None)
 
 
 def _deal(game: HeartsGame, random: Callable[[], float]) -> tuple[list[CardSet], list[Card]]:
-    keys = [random() for _ in _DECK]
+    keys = list(starmap(random, _NO_ARGS))
     deck = sorted(_DECK, key=keys.__getitem__)
     n = game.n
     dealt = game.rules.hand_size * n
@@ -216,17 +233,17 @@ def _deal(game: HeartsGame, random: Callable[[], float]) -> tuple[list[CardSet],
     return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
 
 
-def _play_out(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
+def _play_out(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> list[int]:
     game = deal.game
     # The careful loop finishes a trick under way (then the tight loop takes over).
     while deal.trick:
-        _careful_card(deal, random, trace)
+        _careful_card(deal, word, trace)
         if deal.trick_no == game.tricks_per_deal:
             return game.score(deal.won)
-    return _fast_tricks(deal, random, trace)
+    return _fast_tricks(deal, word, trace)
 
 
-def _careful_card(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> None:
+def _careful_card(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> None:
     """One card by the full rules (HeartsState._legal_play, _play and _end_trick)."""
     game = deal.game
     n = game.n
@@ -247,7 +264,11 @@ def _careful_card(deal: _Deal, random: Callable[[], float], trace: list[int] | N
         legal = hand
     else:
         legal = hand & ~game.forbid_mask or hand
-    card = random_card(legal, random)
+    k = word() % legal.bit_count()
+    while k:
+        legal &= legal - 1
+        k -= 1
+    card = (legal & -legal).bit_length() - 1
     if trace is not None:
         trace.append(card)
     bit = 1 << card
@@ -280,7 +301,7 @@ def _draw(deal: _Deal, winner: int) -> None:
         deal.stock_pos = pos + n
 
 
-def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | None) -> list[int]:
+def _fast_tricks(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> list[int]:
     """Every remaining trick, from a trick boundary. The first trick's own rules (its fixed
     lead, no points when discarding) only cost anything in the lead and discard branches."""
     game = deal.game
@@ -306,7 +327,7 @@ def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | No
             before = list(hands)
         hand = hands[leader]
         legal = deal.lead if first else (hand if broken else hand & ~forbid or hand)
-        k = int(random() * legal.bit_count())
+        k = word() % legal.bit_count()
         while k:
             legal &= legal - 1
             k -= 1
@@ -320,13 +341,13 @@ def _fast_tricks(deal: _Deal, random: Callable[[], float], trace: list[int] | No
             hand = hands[seat]
             bits = (hand >> base) & 0x1FFF
             if bits:
-                card = base + ranks_of[bits][int(random() * counts[bits])]
+                card = base + ranks_of[bits][word() % counts[bits]]
                 if card > best:
                     best = card
                     winner = seat
             else:
                 legal = hand & ~PENALTY_CARDS or hand if no_first_points else hand
-                k = int(random() * legal.bit_count())
+                k = word() % legal.bit_count()
                 while k:
                     legal &= legal - 1
                     k -= 1
