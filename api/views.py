@@ -330,6 +330,13 @@ def _tournament(request: Request, pk: int) -> Tournament:
     return get_object_or_404(_tournaments(request), pk=pk)
 
 
+def _tournament_of(request: Request, pk: int) -> Tournament:
+    """The tournament a sub-resource belongs to (its row only: no counts, no organiser)."""
+    return get_object_or_404(
+        Tournament.objects.filter(permissions.tournament_visibility(request.user)), pk=pk
+    )
+
+
 def _tournament_response(request: Request, tournament: Tournament, code: int = 200) -> Response:
     fresh = _tournament(request, tournament.pk)
     return Response(s.TournamentDetailSerializer(fresh).data, status=code)
@@ -433,14 +440,14 @@ class EntryList(ApiView):
 
     @extend_schema(responses=s.EntrySerializer(many=True), operation_id="tournaments_entries_list")
     def get(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        tournament = _tournament_of(request, pk)
         return self.paginated(
             selectors.tournament_entries(tournament=tournament), s.EntrySerializer
         )
 
     @extend_schema(request=s.EntryCreateSerializer, responses={201: s.EntrySerializer})
     def post(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        tournament = _tournament_of(request, pk)
         data = _validated(s.EntryCreateSerializer, request.data)
         version = get_object_or_404(
             BotVersion.objects.select_related("bot").defer("content"), pk=data["version"]
@@ -466,7 +473,11 @@ class Standings(ApiView):
         responses=s.StandingSerializer(many=True), operation_id="tournaments_standings_list"
     )
     def get(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        # Final standings are public and never change: served without a query.
+        final = cache.get(f"api:v1:standings:{pk}:final")
+        if final is not None:
+            return self.paginated_rows(final)
+        tournament = _tournament_of(request, pk)
         version = selectors.standings_version(tournament=tournament)
         rows = cached(
             f"api:v1:standings:{tournament.pk}:{version}",
@@ -487,7 +498,7 @@ class ProgressView(ApiView):
     serializer_class = s.ProgressSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        tournament = _tournament_of(request, pk)
         progress = selectors.tournament_progress(tournament=tournament)
         data = {
             **progress.as_json(),
@@ -506,7 +517,7 @@ class RoundList(ApiView):
 
     @extend_schema(responses=s.RoundSerializer(many=True), operation_id="tournaments_rounds_list")
     def get(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        tournament = _tournament_of(request, pk)
         rounds = selectors.tournament_rounds(tournament=tournament).annotate(
             table_count=Count("tables")
         )
@@ -525,7 +536,7 @@ class TableList(ApiView):
         operation_id="tournaments_tables_list",
     )
     def get(self, request: Request, pk: int) -> Response:
-        tournament = _tournament(request, pk)
+        tournament = _tournament_of(request, pk)
         query = _validated(s.TableFilterSerializer, request.query_params)
         tables = selectors.tournament_tables(tournament=tournament, round_number=query.get("round"))
         return self.paginated(tables, s.TableSerializer)

@@ -468,11 +468,11 @@ def deal_replay_rows(*, deal: Deal) -> tuple[list[dict[str, object]], list[dict[
 
 
 def standings_version(*, tournament: Tournament) -> str:
-    """A key that changes whenever the standings of ``tournament`` may change: they are
-    final once it is finished or cancelled; before, they move with each recorded table and
-    each entry, withdrawal or disqualification."""
+    """A key that changes whenever the standings of ``tournament`` may change: ``"final"``
+    once it is finished or cancelled (they never change again); before, a key that moves
+    with each recorded table and each entry, withdrawal or disqualification."""
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-        return tournament.status
+        return "final"
     tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE).aggregate(
         n=Count("pk"), last=Max("finished_at")
     )

@@ -7,6 +7,8 @@ import hashlib
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 import games
@@ -218,7 +220,8 @@ def test_standings_rounds_and_tables(world: World) -> None:
     assert [s["rank"] for s in standings] == [1, 2, 3, 4]
     assert {s["bot_name"] for s in standings} == {"alpha", "gamma", "extra0", "extra1"}
     assert all(s["tables"] == 1 for s in standings)
-    assert standings[0]["points"] == 4.0  # first place at a four-seat table
+    assert sum(s["points"] for s in standings) == 4 + 2 + 1 + 0  # one four-seat table
+    assert standings[0]["points"] == max(s["points"] for s in standings)
     rounds = client.get(f"/api/v1/tournaments/{pk}/rounds/").json()["results"]
     assert [(r["number"], r["status"], r["tables"]) for r in rounds] == [(1, "done", 1)]
     tables = client.get(f"/api/v1/tournaments/{pk}/tables/?round=1").json()["results"]
@@ -346,3 +349,18 @@ def test_the_schema_and_the_docs(world: World) -> None:
     assert docs.status_code == 200
     assert b"swagger" in docs.content.lower()
     assert Tournament.objects.count() == 4
+
+
+def test_standings_follow_the_tables_then_are_final(world: World) -> None:
+    client = world.client("anonymous")
+    url = f"/api/v1/tournaments/{world.running.pk}/standings/"
+    before = client.get(url).json()["results"]
+    assert all(row["tables"] == 0 for row in before)
+    services.table_run(table_id=world.table_running.pk, worker="test", token="test")
+    after = client.get(url).json()["results"]  # the cached standings were not reused
+    assert all(row["tables"] == 1 for row in after)
+    assert client.get(f"/api/v1/tournaments/{world.running.pk}/").json()["status"] == "finished"
+    with CaptureQueriesContext(connection) as queries:
+        final = client.get(url).json()["results"]
+    assert final == after
+    assert len(queries) == 0  # final standings come from the cache
