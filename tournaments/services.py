@@ -573,7 +573,8 @@ def tournament_cancel(*, tournament: Tournament) -> Tournament:
 
 
 def entry_register(*, tournament: Tournament, version: BotVersion, user: User) -> Entry:
-    """Enter a ready bot version (frozen for the whole tournament)."""
+    """Enter a ready bot version (frozen for the whole tournament). ``user`` is who asks: the
+    bot's owner, or staff entering it for them."""
     now = timezone.now()
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -602,12 +603,17 @@ def entry_register(*, tournament: Tournament, version: BotVersion, user: User) -
             raise ApplicationError(f"{version.label} is already entered", code="duplicate_entry")
         if (
             not locked.allow_multiple_entries
-            and Entry.objects.filter(tournament=locked, user=user, withdrawn=False).exists()
+            and Entry.objects.filter(
+                tournament=locked, user_id=version.bot.owner_id, withdrawn=False
+            ).exists()
         ):
             raise ApplicationError(
                 "this tournament allows one entry per user", code="one_entry_per_user"
             )
-        return Entry.objects.create(tournament=locked, version=version, user=user)
+        # The entry is the bot owner's, even when staff entered it for them.
+        return Entry.objects.create(
+            tournament=locked, version=version, user_id=version.bot.owner_id
+        )
 
 
 def entry_withdraw(*, entry: Entry, reason: str = "") -> Entry:
