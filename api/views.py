@@ -6,11 +6,9 @@ Every list is paginated (:class:`api.pagination.Pagination`); every error has th
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import HttpResponse
@@ -30,24 +28,10 @@ import games
 from tournaments import ratings, selectors, services
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 
-from . import accounts, permissions
+from . import accounts, caching, permissions
 from . import serializers as s
 from .exceptions import Hidden
 from .parsers import BotUploadParser
-
-# How long the cache keeps what never changes (final standings, replays).
-CACHE_SECONDS = 24 * 3600
-
-T = TypeVar("T")
-
-
-def cached(key: str, build: Callable[[], T], timeout: float = CACHE_SECONDS) -> T:
-    """``build()``, kept in Django's cache under ``key`` (whose name says what it depends on)."""
-    value: T | None = cache.get(key)
-    if value is None:
-        value = build()
-        cache.set(key, value, timeout)
-    return value
 
 
 def _user(request: Request) -> User:
@@ -474,12 +458,13 @@ class Standings(ApiView):
     )
     def get(self, request: Request, pk: int) -> Response:
         # Final standings are public and never change: served without a query.
-        final = cache.get(f"api:v1:standings:{pk}:final")
+        final = caching.cache_for("standings").get(f"api:v1:standings:{pk}:final")
         if final is not None:
             return self.paginated_rows(final)
         tournament = _tournament_of(request, pk)
         version = selectors.standings_version(tournament=tournament)
-        rows = cached(
+        rows = caching.cached(
+            "standings",
             f"api:v1:standings:{tournament.pk}:{version}",
             lambda: [
                 dict(row)
@@ -608,12 +593,12 @@ class DealReplay(ApiView):
 
     def get(self, request: Request, pk: int) -> Response:
         # A replay never changes once it may be shown: only those are kept in the cache.
-        key = f"api:v1:replay:{pk}"
-        replay = cache.get(key)
+        replays, key = caching.cache_for("replays"), f"api:v1:replay:{pk}"
+        replay = replays.get(key)
         if replay is None:
             deal = _visible_deal(request, pk)
             replay = dict(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
-            cache.set(key, replay, CACHE_SECONDS)
+            replays.set(key, replay, caching.TIMEOUT)
         return Response(replay)
 
 

@@ -22,6 +22,7 @@ from django.test import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from api import caching
 from api.permissions import ORGANISERS_GROUP
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
@@ -31,11 +32,13 @@ BOT_FILE = Path(__file__).resolve().parent / "bots" / "first_legal.py"
 
 
 @pytest.fixture(autouse=True)
-def _fresh_throttle_counts() -> Iterator[None]:
-    """Throttle counters live in the cache: every test starts from zero."""
+def _fresh_caches() -> Iterator[None]:
+    """Throttle counters and the API's caches start empty in every test."""
     cache.clear()
+    caching.clear()
     yield
     cache.clear()
+    caching.clear()
 
 
 def make_user(username: str, *, staff: bool = False, organiser: bool = False) -> User:
