@@ -30,7 +30,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core import exceptions as django_exceptions
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -197,3 +198,25 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | 
         return None
     set_rollback()
     return response
+
+
+# Django's own error views, for what goes wrong before a view of the API runs (a request with
+# a Host the site does not serve...) or outside any handler (a bug): the API's paths get the
+# error shape too; every other path gets Django's pages. Named in config/urls.py.
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("bad_request", "Bad request."), status=400)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        message = "The server failed to answer; the error was logged."
+        return JsonResponse(error_body("server_error", message), status=500)
+    return defaults.server_error(request)

@@ -8,6 +8,10 @@ from django.views.generic import TemplateView
 
 from config.health import healthz
 
+# Errors raised before or outside a view: JSON under /api/, Django's pages elsewhere.
+handler400 = "api.exceptions.bad_request"
+handler500 = "api.exceptions.server_error"
+
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),

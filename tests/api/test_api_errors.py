@@ -346,3 +346,21 @@ def test_throttling(world: World, settings: Any) -> None:
     for _ in range(5):
         assert author.get("/api/v1/games/").status_code == 200
     assert_error(author.get("/api/v1/games/"), 429, "throttled")
+
+
+def test_errors_before_the_view_are_json_too(world: World) -> None:
+    response = world.client("anonymous").get("/api/v1/games/", HTTP_HOST="evil.example")
+    assert_error(response, 400, "bad_request")
+    assert "html" in APIClient().get("/", HTTP_HOST="evil.example")["Content-Type"]
+
+
+def test_a_server_error_keeps_the_shape(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(**kwargs: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("tournaments.selectors.tournament_progress", broken)
+    client = world.client("anonymous")
+    client.raise_request_exception = False
+    response = client.get(f"/api/v1/tournaments/{world.running.pk}/progress/")
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "server_error"
