@@ -219,12 +219,13 @@ def test_bots_at_a_table_rebuild_every_observation(game: str, deals: int, tmp_pa
     """At a real table, an SDK bot that times out once and a bot using the doc's recipe see
     exactly the engine's observations, over several deals."""
     sdk_bot = tmp_path / "sdk_bot.py"
-    sdk_bot.write_text(RECORDING_BOT.replace("SLEEP", "1.5"))
+    sdk_bot.write_text(RECORDING_BOT.replace("SLEEP", "3.0"))
     key = "history" if game == "dutch" else "tricks"
     raw_bot = tmp_path / "raw_bot.py"
     raw_bot.write_text(RAW_BOT.format(recipe=doc_recipe(), key=key))
-    # A generous limit (the machine may be loaded): only the deliberate sleep times out.
-    limits = Limits(decision=1.0, bank=0.0)
+    # Wide margins (the machine may be loaded): the deliberate sleep is 1 s past the limit, and
+    # the late answer comes 1 s before the end of the next decision; only it times out.
+    limits = Limits(decision=2.0, bank=0.0)
     result = play([sdk_bot, raw_bot], game=game, deals=deals, limits=limits)
     assert [(f.seat, f.kind, f.decision) for f in result.faults] == [(0, FaultKind.TIMEOUT, 2)]
     for seat in (0, 1):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.faults import Fault, FaultKind, excerpt
@@ -62,6 +62,12 @@ def test_a_whole_over_long_line_in_one_read_is_too_long() -> None:
     assert lines_of(buf) == [TOO_LONG, b"1234"]
 
 
+# No deadline: on a loaded machine one example may wait for a CPU longer than Hypothesis's
+# 200 ms, which says nothing about the code under test.
+UNTIMED = settings(deadline=None)
+
+
+@UNTIMED
 @given(st.lists(st.binary(max_size=300), max_size=30), st.integers(min_value=1, max_value=64))
 def test_the_buffer_never_holds_more_than_the_cap_and_one_read(
     chunks: list[bytes], cap: int
@@ -74,6 +80,7 @@ def test_the_buffer_never_holds_more_than_the_cap_and_one_read(
             assert line is TOO_LONG or (isinstance(line, bytes) and len(line) <= cap)
 
 
+@UNTIMED
 @given(st.lists(st.binary(max_size=50).filter(lambda b: b"\n" not in b), max_size=20))
 def test_short_lines_come_out_as_they_went_in(lines: list[bytes]) -> None:
     data = b"".join(line + b"\n" for line in lines)
@@ -173,6 +180,7 @@ def test_good_answers() -> None:
     assert parse_answer(b'{"id": 1, "action": null, "extra": 1}', 1) is None
 
 
+@UNTIMED
 @given(st.binary(max_size=200))
 def test_any_bytes_parse_to_an_answer_or_a_typed_fault(data: bytes) -> None:
     try:

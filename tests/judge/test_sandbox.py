@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import resource
 import selectors
 import shutil
 import signal
@@ -490,10 +491,15 @@ def test_a_fork_bomb_is_contained_and_killed(bot_root: Path) -> None:
 
 def test_a_cpu_spin_is_killed_by_the_cpu_limit(bot_root: Path) -> None:
     bot = make_bot(bot_root, "while True:\n    pass\n")
-    started = time.monotonic()
-    code, _, _ = run(bot, limits=SandboxLimits(cpu_seconds=1), timeout=20)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # On a loaded machine a CPU second may take many seconds of wall time: the timeout of the
+    # test is wide, and what is checked is the CPU time the bot got (bubblewrap waits for the
+    # bot, so its time counts among the judge's reaped children).
+    code, _, _ = run(bot, limits=SandboxLimits(cpu_seconds=1), timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert code in (SIGXCPU_EXIT, SIGKILL_EXIT)
-    assert time.monotonic() - started < 10
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert 1.0 <= used < 3.0, used  # the soft limit, at most the hard one (1 s more) + set-up
 
 
 # ----------------------------------------------------------------------------- system calls
@@ -739,14 +745,29 @@ def test_two_bots_cannot_reach_each_other(bot_root: Path) -> None:
         assert one.poll() is None
 
 
-def test_kill_is_fast(bot_root: Path) -> None:
+def test_kill_is_fast(bot_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kill() returns as soon as the tree is gone: none of its waits runs to its time limit
+    (5 s for the tree, 1 s for bubblewrap to exit), and bubblewrap exits by itself, reporting
+    the bot's SIGKILL, rather than being killed. (Not a wall-clock bound, which a loaded
+    machine would break.)"""
+    import judge.sandbox
+
+    waits: list[tuple[float, bool]] = []
+    wait_readable = judge.sandbox._wait_readable
+
+    def recorded(fd: int, timeout: float) -> bool:
+        done = wait_readable(fd, timeout)
+        waits.append((timeout, done))
+        return done
+
     bot = make_bot(bot_root, "import time\nprint('up', flush=True)\ntime.sleep(600)\n")
     proc = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot)
     read_line(proc)
-    started = time.monotonic()
+    monkeypatch.setattr(judge.sandbox, "_wait_readable", recorded)
     proc.kill()
-    assert time.monotonic() - started < 1.0
-    assert proc.returncode is not None
+    assert waits
+    assert all(done for _, done in waits), waits
+    assert proc.returncode == SIGKILL_EXIT
 
 
 # ----------------------------------------------------------------------------- errors, mode none

@@ -14,6 +14,8 @@ or bad. Steps are ``[op, arg]``:
 - ``["sleep", seconds]``, ``["exit", status]``, ``["close_stdin"]``, ``["close_stdout"]``,
   ``["log", "text"]``.
 - ``["play"]``: answer every act with its first legal action until ``bye``, then exit 0.
+- ``["play_on"]``: the same, but ignore ``bye`` and, at the end of the input, sleep an hour.
+- ``["log_pid"]``: write the bot's pid and a newline on stderr.
 - ``["hang"]``: read and ignore everything until the input ends.
 """
 
@@ -109,6 +111,15 @@ for op, *args in SCRIPT:
                 answer(message)
             elif message.get("type") == "bye":
                 sys.exit(0)
+    elif op == "play_on":
+        for line in stdin:
+            message = json.loads(line)
+            if message.get("type") == "act":
+                answer(message)
+        time.sleep(3600)
+    elif op == "log_pid":
+        sys.stderr.write(f"{os.getpid()}\n")
+        sys.stderr.flush()
     elif op == "hang":
         try:
             while stdin.readline():

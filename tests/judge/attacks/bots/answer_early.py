@@ -1,10 +1,13 @@
-"""Answer before being asked: an answer right after ready, then play properly."""
+"""Answer before being asked: an answer right after ready, then play properly.
 
-from _raw import answer, messages, ready, send
+Both lines go in one write, so that the early answer is surely there before the first request,
+however loaded the machine (two writes could let the judge ask in between, and take the early
+line for the answer to its request)."""
+
+from _raw import answer, messages, send
 
 for message in messages():
     if message.get("type") == "hello":
-        ready()
-        send(b'{"id":1,"action":"2C"}\n')
+        send(b'{"type":"ready","name":"raw"}\n{"id":1,"action":"2C"}\n')
     elif message.get("type") == "act":
         answer(message)
