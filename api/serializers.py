@@ -581,7 +581,7 @@ def deal_replay_data(deal: Deal) -> dict[str, Any]:
     per step."""
     table = deal.table
     tricks, seats = selectors.deal_replay_rows(deal=deal)
-    header = (table.result or {}).get("replay_header") or {}
+    header = getattr(deal, "replay_header", None) or {}
     log = dict(deal.log)
     actions = log.get("actions") or []
     times = log.get("times") or []

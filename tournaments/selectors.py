@@ -11,6 +11,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 
 import games
 from games.base import JSON
@@ -422,14 +423,16 @@ def table_deal_points(*, table: Table) -> list[dict[str, object]]:
 
 def deal_get(*, deal_id: int) -> Deal:
     """A deal with its table, round and tournament (DoesNotExist if there is none); of the
-    tournament, only what says whether the deal may be shown and what it was played by."""
+    tournament, only what says whether the deal may be shown and what it was played by; of
+    the table's result, only the replay header (``deal.replay_header``: game, preset, every
+    option), not the judge's whole summary."""
     return (
         Deal.objects.select_related("table__tournament", "table__round")
+        .annotate(replay_header=KeyTransform("replay_header", "table__result"))
         .only(
             *(f.name for f in Deal._meta.concrete_fields),
             "table__status",
             "table__number",
-            "table__result",
             "table__round__number",
             "table__round__status",
             "table__tournament__status",

@@ -247,6 +247,9 @@ def test_a_finished_table_shows_its_deals_and_log(world: World) -> None:
 
 def test_a_deal_replay_has_hands_passes_tricks_times_and_points(world: World) -> None:
     replay = world.client("anonymous").get(f"/api/v1/deals/{world.deal_done.pk}/").json()
+    assert (replay["game"], replay["preset"], replay["index"]) == ("hearts", "whisthub", 0)
+    assert replay["options"]["pass_count"] == 3  # every option, as played
+    assert replay["options"]["fixed_deals"] == 2
     assert len(replay["hands"]) == 4
     assert all(len(hand) == 13 for hand in replay["hands"])
     assert len(replay["passes"]) == 4  # deal 0 passes left
