@@ -267,6 +267,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     os.environ["TAPIS_SANDBOX"] = args.sandbox
+    if args.sandbox == "none":
+        os.environ["TAPIS_ALLOW_UNSANDBOXED"] = "1"
 
     import django
 

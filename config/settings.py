@@ -340,6 +340,23 @@ SPECTACULAR_SETTINGS = {
 TAPIS_ALLOW_SIGNUP = env_bool("TAPIS_ALLOW_SIGNUP", default=not PRODUCTION)
 
 # ---------------------------------------------------------------------------------------------
+# Judge and workers (read through tournaments/conf.py)
+# ---------------------------------------------------------------------------------------------
+# How workers run uploaded bots: "bwrap" (the sandbox) or "none" (no isolation at all, for a
+# development machine with trusted bots only). "none" is refused unless
+# TAPIS_ALLOW_UNSANDBOXED is also on, and production refuses it outright.
+TAPIS_SANDBOX = env_str("TAPIS_SANDBOX", "bwrap")
+TAPIS_ALLOW_UNSANDBOXED = env_bool("TAPIS_ALLOW_UNSANDBOXED", default=False)
+if TAPIS_SANDBOX not in ("bwrap", "none"):
+    raise ImproperlyConfigured(f"TAPIS_SANDBOX={TAPIS_SANDBOX!r}: expected 'bwrap' or 'none'")
+if PRODUCTION and TAPIS_SANDBOX != "bwrap":
+    _refusals.append("TAPIS_SANDBOX=none: uploaded bots must run in the bubblewrap sandbox")
+TAPIS_TABLE_LEASE_SECONDS = float(env_str("TAPIS_TABLE_LEASE_SECONDS", "60"))
+TAPIS_TABLE_MAX_ATTEMPTS = int(env_str("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
+TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
+TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))
+
+# ---------------------------------------------------------------------------------------------
 # Production refuses the embedded defaults
 # ---------------------------------------------------------------------------------------------
 if _refusals:

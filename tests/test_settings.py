@@ -104,6 +104,27 @@ def test_production_refuses_sqlite_files_broker_weak_secret_and_debug(tmp_path: 
         assert problem in completed.stderr
 
 
+def test_production_refuses_unsandboxed_bots() -> None:
+    completed = run_django({**PRODUCTION, "TAPIS_SANDBOX": "none"}, "")
+
+    assert completed.returncode != 0
+    assert "TAPIS_SANDBOX=none" in completed.stderr
+
+
+def test_unsandboxed_bots_need_an_explicit_allowance(tmp_path: Path) -> None:
+    code = "from tournaments import conf\nprint(conf.sandbox_mode())"
+    environment = {"TAPIS_VAR_DIR": str(tmp_path), "TAPIS_SANDBOX": "none"}
+
+    refused = run_django(environment, code)
+    allowed = run_django({**environment, "TAPIS_ALLOW_UNSANDBOXED": "1"}, code)
+
+    assert refused.returncode != 0
+    assert "unsandboxed bots are refused" in refused.stderr
+    assert allowed.returncode == 0, allowed.stderr
+    assert allowed.stdout.strip() == "none"
+    assert "WITHOUT ANY ISOLATION" in allowed.stderr
+
+
 def test_production_starts_with_real_services() -> None:
     values = dump_settings(PRODUCTION, "DEBUG", "ALLOWED_HOSTS", "CELERY_RESULT_BACKEND")
 

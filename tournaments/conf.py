@@ -1,11 +1,10 @@
-"""Operating settings of the tournaments app, read from Django settings with defaults.
-
-Every name can be set in config/settings.py, or else in the environment (or left to its default
-here):
+"""Operating settings of the tournaments app, as config/settings.py reads them from the
+environment (README.md and docs/operations.md document each one).
 
 ``TAPIS_SANDBOX``
     How workers run uploaded bots: ``"bwrap"`` (the sandbox, the default) or ``"none"`` (no
-    isolation at all: only for trusted bots on a development machine).
+    isolation at all: only for trusted bots on a development machine, and only when
+    ``TAPIS_ALLOW_UNSANDBOXED`` is on too; production refuses it).
 ``TAPIS_TABLE_LEASE_SECONDS``
     How long a claimed table stays claimed without news from its worker. The worker renews
     the lease every third of it while it plays; the sweep re-queues a table whose lease ran out
@@ -17,46 +16,43 @@ here):
     message was lost, e.g. with a broker restart). Default 600.
 ``TAPIS_BOT_CACHE_DIR``
     Where workers keep bot uploads (by SHA-256) to hand them to the judge. Default
-    ``VAR_DIR/bot-cache``.
+    ``var/bot-cache``.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 from django.conf import settings
 
+from judge.sandbox import require_sandbox
 
-def _setting(name: str, default: str) -> str:
-    value = getattr(settings, name, None)
-    if value is None:
-        value = os.environ.get(name) or default
-    return str(value)
+logger = logging.getLogger(__name__)
 
 
 def sandbox_mode() -> Literal["bwrap", "none"]:
-    mode = _setting("TAPIS_SANDBOX", "bwrap")
-    if mode not in ("bwrap", "none"):
-        raise ValueError(f"TAPIS_SANDBOX must be 'bwrap' or 'none', not {mode!r}")
-    return cast(Literal["bwrap", "none"], mode)
+    """The sandbox mode for uploaded bots; "none" only when explicitly allowed, and loudly."""
+    mode = settings.TAPIS_SANDBOX
+    require_sandbox(mode, allow_unsandboxed=settings.TAPIS_ALLOW_UNSANDBOXED)
+    if mode == "none":
+        logger.warning("TAPIS_SANDBOX=none: uploaded bots run WITHOUT ANY ISOLATION")
+        return "none"
+    return "bwrap"
 
 
 def lease_seconds() -> float:
-    return float(_setting("TAPIS_TABLE_LEASE_SECONDS", "60"))
+    return float(settings.TAPIS_TABLE_LEASE_SECONDS)
 
 
 def max_attempts() -> int:
-    return int(_setting("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
+    return int(settings.TAPIS_TABLE_MAX_ATTEMPTS)
 
 
 def pending_requeue_seconds() -> float:
-    return float(_setting("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
+    return float(settings.TAPIS_PENDING_REQUEUE_SECONDS)
 
 
 def bot_cache_dir() -> Path:
-    configured = _setting("TAPIS_BOT_CACHE_DIR", "")
-    if configured:
-        return Path(configured)
-    return Path(getattr(settings, "VAR_DIR", "/tmp")) / "bot-cache"
+    return Path(settings.TAPIS_BOT_CACHE_DIR)
