@@ -48,6 +48,13 @@ def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[s
     return dict(serializer.validated_data)
 
 
+def _immutable(response: Response) -> Response:
+    """Mark an answer that will never change (a replay, final standings): any client or
+    proxy may keep it."""
+    response["Cache-Control"] = f"public, max-age={caching.TIMEOUT}"
+    return response
+
+
 class ApiView(GenericAPIView[Any]):
     """A view of this API: lists go through the pagination."""
 
@@ -460,7 +467,7 @@ class Standings(ApiView):
         # Final standings are public and never change: served without a query.
         final = caching.cache_for("standings").get(f"api:v1:standings:{pk}:final")
         if final is not None:
-            return self.paginated_rows(final)
+            return _immutable(self.paginated_rows(final))
         tournament = _tournament_of(request, pk)
         version = selectors.standings_version(tournament=tournament)
         rows = caching.cached(
@@ -473,7 +480,8 @@ class Standings(ApiView):
                 ).data
             ],
         )
-        return self.paginated_rows(rows)
+        response = self.paginated_rows(rows)
+        return _immutable(response) if version == "final" else response
 
 
 class ProgressView(ApiView):
@@ -570,7 +578,7 @@ class TableLog(ApiView):
         table = _visible_table(request, selectors.table_get(table_id=pk))
         if not selectors.deals_visible(table=table):
             raise Hidden("the log of a table is shown once the table is finished")
-        response = Response(selectors.table_log(table=table))
+        response = _immutable(Response(selectors.table_log(table=table)))
         response["Content-Disposition"] = f'attachment; filename="table-{table.pk}.json"'
         return response
 
@@ -599,7 +607,7 @@ class DealReplay(ApiView):
             deal = _visible_deal(request, pk)
             replay = dict(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
             replays.set(key, replay, caching.TIMEOUT)
-        return Response(replay)
+        return _immutable(Response(replay))
 
 
 class DealAuditView(ApiView):

@@ -555,10 +555,9 @@ def warm(port: int, paths: list[str], clients: int) -> None:
         # A connection per request: each is accepted by whichever worker process is free,
         # so that every process sees every path.
         while queue:
+            path = queue.pop()
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            request = REQUEST.format(path=queue.pop()).replace(
-                "\r\n\r\n", "\r\nConnection: close\r\n\r\n"
-            )
+            request = REQUEST.format(path=path).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
             writer.write(request.encode())
             await reader.read()
             writer.close()

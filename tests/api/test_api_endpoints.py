@@ -367,3 +367,5 @@ def test_standings_follow_the_tables_then_are_final(world: World) -> None:
         final = client.get(url).json()["results"]
     assert final == after
     assert len(queries) == 0  # final standings come from the cache
+    assert "max-age" in client.get(url)["Cache-Control"]
+    assert "Cache-Control" not in client.get(f"/api/v1/tournaments/{world.open.pk}/standings/")
