@@ -420,7 +420,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn(url: str, port: int, workers: int, threads: int) -> Iterator[subprocess.Popen[bytes]]:
+def gunicorn(
+    url: str, port: int, workers: int, threads: int, worker_class: str
+) -> Iterator[subprocess.Popen[bytes]]:
     environment = {
         **os.environ,
         "DATABASE_URL": url,
@@ -434,7 +436,7 @@ def gunicorn(url: str, port: int, workers: int, threads: int) -> Iterator[subpro
         "--bind", f"127.0.0.1:{port}",
         "--workers", str(workers),
         "--threads", str(threads),
-        "--worker-class", "gthread",
+        "--worker-class", worker_class,
         "--keep-alive", "30",
         "--backlog", "256",
         "--log-level", "warning",
@@ -589,6 +591,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="per endpoint")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument("--worker-class", default="gthread", help="gthread (keep-alive) or sync")
     args = parser.parse_args()
 
     server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/tapis")
@@ -616,10 +619,11 @@ def main() -> None:
 
     port = free_port()
     print(
-        f"gunicorn: {args.workers} workers x {args.threads} threads; {args.clients} clients, "
+        f"gunicorn ({args.worker_class}): {args.workers} workers x {args.threads} threads; "
+        f"{args.clients} clients, "
         f"{args.seconds:g} s per endpoint, {os.cpu_count()} CPUs"
     )
-    with gunicorn(url, port, args.workers, args.threads):
+    with gunicorn(url, port, args.workers, args.threads, args.worker_class):
         # Warm-up: every worker process computes each tournament's final standings once
         # (then keeps them); the replays are left cold (20,000 random deals of 100,000).
         warm(port, standings * 20, args.clients)
