@@ -28,20 +28,21 @@ from typing import Final, cast
 
 from games.base import JSON, Action, Game, State, Trick
 from games.cards import (
+    CARD_NAMES,
     CLUBS,
     DECK_SIZE,
     DIAMONDS,
     HEARTS,
     RANK_Q,
     RANK_T,
-    RANKS,
     SPADES,
     SUIT_MASKS,
+    SUIT_NAME_TABLES,
     SUIT_NAMES,
-    SUITS,
     Card,
     CardSet,
     make_card,
+    names_of,
     parse_card,
 )
 from games.dealing import shuffled
@@ -66,7 +67,7 @@ MOON_POINTS: Final = 26
 TD_BONUS_POINTS: Final = -10
 
 _BITS: Final[tuple[CardSet, ...]] = tuple(1 << c for c in range(DECK_SIZE))
-NAMES: Final[tuple[str, ...]] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
+NAMES: Final[tuple[str, ...]] = CARD_NAMES
 
 
 def _card_ids() -> dict[str, Card]:
@@ -88,34 +89,7 @@ _NAME_OF_BIT: Final[dict[CardSet, str]] = {1 << card: name for card, name in enu
 _SUIT_OF_BIT: Final[dict[CardSet, int]] = {1 << card: card // 13 for card in range(DECK_SIZE)}
 
 
-def _suit_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """Per suit, a table from a 13-bit rank mask to the sorted names of those cards."""
-    tables = []
-    for suit in range(4):
-        table: list[tuple[str, ...]] = [()] * 8192
-        for bits in range(1, 8192):
-            low = bits & -bits
-            table[bits] = (NAMES[suit * 13 + low.bit_length() - 1], *table[bits ^ low])
-        tables.append(tuple(table))
-    return tuple(tables)
-
-
-_NAME_TABLES: Final = _suit_tables()
-_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _NAME_TABLES
-
-
-def names_of(cards: CardSet) -> list[str]:
-    """The sorted names of a set of cards (table driven: the named API's hot path).
-
-    >>> names_of((1 << QUEEN_OF_SPADES) | 1 | (1 << 26))
-    ['2C', '2H', 'QS']
-    """
-    return [
-        *_CLUB_NAMES[cards & 0x1FFF],
-        *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
-        *_HEART_NAMES[(cards >> 26) & 0x1FFF],
-        *_SPADE_NAMES[cards >> 39],
-    ]
+_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _NAME_TABLES = SUIT_NAME_TABLES
 
 
 def _json_names(cards: CardSet) -> list[JSON]:

@@ -33,6 +33,7 @@ from typing import ClassVar
 
 from games.base import JSON, Action, Game, State, Trick
 from games.cards import (
+    CARD_NAMES,
     CLUBS,
     DECK_SIZE,
     DIAMONDS,
@@ -41,9 +42,9 @@ from games.cards import (
     RANK_J,
     RANK_K,
     RANK_Q,
-    RANKS,
     SPADES,
     SUIT_MASKS,
+    SUIT_NAME_TABLES,
     SUIT_NAMES,
     SUITS,
     Card,
@@ -246,33 +247,13 @@ def first_dealer(seed: int) -> int:
     return DealRng(seed, 0, "dealer").below(PLAYERS)
 
 
-# Name tables for the fast path: _SUIT_NAMES[suit][13-bit rank mask] is the sorted tuple of the
-# names of those cards, so that a hand's legal cards are one or four lookups.
-_CARD_NAMES: tuple[str, ...] = tuple(card_name(c) for c in range(DECK_SIZE))
+# Name tables for the fast path (games.cards): a hand's legal cards are one or four lookups.
+_CARD_NAMES = CARD_NAMES
 _CARD_OF_NAME: dict[str, Card] = {name: c for c, name in enumerate(_CARD_NAMES)}
 _BITS: tuple[CardSet, ...] = tuple(1 << c for c in range(DECK_SIZE))
-
-
-def _suit_name_table(suit: Suit) -> tuple[tuple[str, ...], ...]:
-    names = [RANKS[rank] + SUITS[suit] for rank in range(13)]
-    table: list[tuple[str, ...]] = [()]
-    for ranks in range(1, 1 << 13):
-        low = (ranks & -ranks).bit_length() - 1
-        table.append((names[low], *table[ranks & (ranks - 1)]))
-    return tuple(table)
-
-
-_SUIT_NAMES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(_suit_name_table(s) for s in range(4))
+_SUIT_NAMES = SUIT_NAME_TABLES
 _CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _SUIT_NAMES
-
-
-def _hand_names(hand: CardSet) -> list[str]:
-    return [
-        *_CLUB_NAMES[hand & 0x1FFF],
-        *_DIAMOND_NAMES[(hand >> 13) & 0x1FFF],
-        *_HEART_NAMES[(hand >> 26) & 0x1FFF],
-        *_SPADE_NAMES[hand >> 39],
-    ]
+_hand_names = names_of
 
 
 def _card_of_action(action: Action) -> Card:
