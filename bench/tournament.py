@@ -161,6 +161,19 @@ def workers_cpu(workers: list[subprocess.Popen[bytes]]) -> tuple[float, float]:
     return own, waited
 
 
+def host_cpu() -> float:
+    """CPU seconds the whole host has spent busy (every process, the kernel included), from
+    /proc/stat: with the workers' own figures, what the rest costs (PostgreSQL, Redis, the
+    kernel's side of the sandboxes, whatever else runs)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0.0
+    ticks = [int(field) for field in fields]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def make_tournament(entries: int, rounds: int, deals: int, name: str) -> Any:
     import hashlib
 
@@ -307,7 +320,9 @@ def main() -> int:
                     args.entries, args.rounds, args.deals, f"bench run {run}"
                 )
                 own_before, bots_before = workers_cpu(workers)
+                host_before = host_cpu()
                 elapsed = play(tournament, args.timeout)
+                host_busy = host_cpu() - host_before
                 own_after, bots_after = workers_cpu(workers)
                 judge_cpu, bots_cpu = own_after - own_before, bots_after - bots_before
                 cpu = judge_cpu + bots_cpu
@@ -319,6 +334,12 @@ def main() -> int:
                     f"  CPU: workers (judge, engine, recording) {judge_cpu:.2f} s + sandboxed "
                     f"bots {bots_cpu:.2f} s = {cpu / deals * 1000:.1f} ms per deal: "
                     f"{cores} cores could do at most {cores * deals / cpu:.0f} deals/s"
+                )
+                print(
+                    f"  host: {host_busy:.2f} s busy of {cores * elapsed:.2f} s "
+                    f"({host_busy / (cores * elapsed):.0%}); besides the workers and bots "
+                    f"{max(0.0, host_busy - cpu):.2f} s (PostgreSQL, Redis, the kernel's "
+                    "work for the sandboxes, the benchmark itself, other jobs)"
                 )
                 rates.append(tournament.tables.count() * args.deals / elapsed)
             print(
