@@ -475,6 +475,20 @@ class HeartsState(State):
             out.append(Trick(leader, names, winner, sum(points[c] for c in cards)))
         return out
 
+    def _tricks_json(self) -> list[JSON]:
+        """``[t.as_json() for t in self.tricks()]``, built directly: every observation has it."""
+        points = self._g.points_table
+        name_of = _NAME_OF_BIT
+        return [
+            {
+                "leader": leader,
+                "cards": [name_of[bit] for bit in bits],
+                "winner": winner,
+                "points": sum(points[bit.bit_length() - 1] for bit in bits),
+            }
+            for leader, bits, winner in self._tricks
+        ]
+
     def summary(self) -> dict[str, JSON]:
         out = super().summary()
         out["moon"] = self.moon_shooter()
@@ -530,7 +544,7 @@ class HeartsState(State):
                 "leader": self._trick_leader if phase is _PLAY else None,
                 "cards": [_NAME_OF_BIT[bit] for bit in self._trick],
             },
-            "tricks": [t.as_json() for t in self.tricks()],
+            "tricks": self._tricks_json(),
             "hearts_broken": self._broken,
             "points_taken": list[JSON](g.taken_points(self._won)),
         }

@@ -62,6 +62,9 @@ def check_step(state: State, legal: list[Action], rng: random.Random) -> None:
         with pytest.raises(IllegalActionError):
             state.apply_action(action)
     assert snapshot(state) == before, "an illegal action changed the state"
+    tricks = [t.as_json() for t in state.tricks()]
+    if tricks:  # trick-taking games show every finished trick, as tricks() gives them
+        assert state.observation(state.current_player())["tricks"] == tricks
     other = state.clone()
     other.apply_action(rng.choice(legal))
     assert snapshot(state) == before, "playing on a clone changed the original"
