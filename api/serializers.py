@@ -14,11 +14,10 @@ from rest_framework import serializers
 
 import games
 from judge.package import MAX_ZIP_BYTES
-from tournaments import formats, selectors
+from tournaments import formats
 from tournaments.models import (
     Bot,
     BotVersion,
-    Deal,
     Entry,
     Rating,
     RatingHistory,
@@ -566,66 +565,6 @@ class DealReplaySerializer(serializers.Serializer[Any]):
     faults = serializers.JSONField(help_text="The judge's faults in this deal.")
     points = serializers.ListField(child=serializers.IntegerField())
     log = serializers.JSONField(help_text="This deal's entry of the replay log (format v1).")
-
-
-def _seat_label(seat: dict[str, Any]) -> str:
-    if seat["entry_id"] is None:
-        return f"house:{seat['house_bot']}"
-    label = f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
-    return f"house:{seat['house_bot']} for {label}" if seat["substitute"] else label
-
-
-def deal_replay_data(deal: Deal) -> dict[str, Any]:
-    """What :class:`DealReplaySerializer` shows of a deal: the table's replay header (game,
-    preset, every option), this deal's log, its tricks and its seats, decisions laid out one
-    per step."""
-    table = deal.table
-    tricks, seats = selectors.deal_replay_rows(deal=deal)
-    header = getattr(deal, "replay_header", None) or {}
-    log = dict(deal.log)
-    actions = log.get("actions") or []
-    times = log.get("times") or []
-    faults = [f for f in log.get("faults") or [] if isinstance(f, dict)]
-    fault_at = {f.get("step"): str(f.get("kind", "")) for f in faults}
-    record = deal.record if isinstance(deal.record, dict) else {}
-    return {
-        "id": deal.pk,
-        "tournament": table.tournament_id,
-        "round": table.round.number,
-        "table": table.pk,
-        "index": deal.index,
-        "game": header.get("game") or table.tournament.game,
-        "preset": header.get("preset") or table.tournament.preset,
-        "options": header.get("options") or {},
-        "seed": deal.seed,
-        "seats": [
-            {
-                "position": seat["position"],
-                "entry": seat["entry_id"],
-                "bot": _seat_label(seat),
-                "house": seat["entry_id"] is None,
-                "substitute": seat["substitute"],
-            }
-            for seat in seats
-        ],
-        "hands": record.get("hands"),
-        "record": record,
-        "passes": deal.passes,
-        "tricks": tricks,
-        "decisions": [
-            {
-                "step": step,
-                "seat": seat,
-                "action": action,
-                "seconds": times[step] if step < len(times) else 0.0,
-                "fault": fault_at.get(step, ""),
-            }
-            for step, (seat, action) in enumerate(actions)
-        ],
-        "faults": faults,
-        "points": deal.points,
-        "log": log,
-    }
 
 
 class DealAuditSerializer(serializers.Serializer[Any]):

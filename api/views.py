@@ -6,12 +6,13 @@ Every list is paginated (:class:`api.pagination.Pagination`); every error has th
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -33,6 +34,8 @@ from . import serializers as s
 from .exceptions import Hidden
 from .parsers import BotUploadParser
 
+ResponseT = TypeVar("ResponseT", bound=HttpResponseBase)
+
 
 def _user(request: Request) -> User:
     """The logged-in user (the view's permissions have made sure there is one)."""
@@ -48,7 +51,7 @@ def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[s
     return dict(serializer.validated_data)
 
 
-def _immutable(response: Response) -> Response:
+def _immutable(response: ResponseT) -> ResponseT:
     """Mark an answer that will never change (a replay, final standings): any client or
     proxy may keep it."""
     response["Cache-Control"] = f"public, max-age={caching.TIMEOUT}"
@@ -463,25 +466,39 @@ class Standings(ApiView):
     @extend_schema(
         responses=s.StandingSerializer(many=True), operation_id="tournaments_standings_list"
     )
-    def get(self, request: Request, pk: int) -> Response:
-        # Final standings are public and never change: served without a query.
-        final = caching.cache_for("standings").get(f"api:v1:standings:{pk}:final")
-        if final is not None:
-            return _immutable(self.paginated_rows(final))
-        tournament = _tournament_of(request, pk)
-        version = selectors.standings_version(tournament=tournament)
-        rows = caching.cached(
-            "standings",
-            f"api:v1:standings:{tournament.pk}:{version}",
-            lambda: [
-                dict(row)
-                for row in s.StandingSerializer(
-                    selectors.standings_for_tournament(tournament=tournament), many=True
-                ).data
-            ],
-        )
-        response = self.paginated_rows(rows)
-        return _immutable(response) if version == "final" else response
+    def get(self, request: Request, pk: int) -> HttpResponseBase:
+        # Final standings are public and never change: their pages are kept as the bytes
+        # sent (the links to the next and previous pages name the host: it is in the key).
+        cache = caching.cache_for("standings")
+        page_key = None
+        if set(request.query_params) <= {"page", "page_size"}:
+            digest = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()[:32]
+            page_key = f"api:v1:standings:{pk}:final:page:{digest}"
+            body = cache.get(page_key)
+            if body is not None:
+                return _immutable(HttpResponse(body, content_type="application/json"))
+        final = cache.get(f"api:v1:standings:{pk}:final")
+        version = "final"
+        if final is None:
+            tournament = _tournament_of(request, pk)
+            version = selectors.standings_version(tournament=tournament)
+            final = caching.cached(
+                "standings",
+                f"api:v1:standings:{tournament.pk}:{version}",
+                lambda: [
+                    dict(row)
+                    for row in s.StandingSerializer(
+                        selectors.standings_for_tournament(tournament=tournament), many=True
+                    ).data
+                ],
+            )
+        response = self.paginated_rows(final)
+        if version != "final":
+            return response
+        body = JSONRenderer().render(response.data)
+        if page_key is not None:
+            cache.set(page_key, body, caching.TIMEOUT)
+        return _immutable(HttpResponse(body, content_type="application/json"))
 
 
 class ProgressView(ApiView):
@@ -599,15 +616,23 @@ class DealReplay(ApiView):
     permission_classes = [AllowAny]
     serializer_class = s.DealReplaySerializer
 
-    def get(self, request: Request, pk: int) -> Response:
-        # A replay never changes once it may be shown: only those are kept in the cache.
+    @extend_schema(responses=s.DealReplaySerializer)
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        # The replay was rendered once, when its table was recorded (a recorded deal never
+        # changes): it is sent as stored, in one query that also says whether it may be shown.
+        # Replays already shown are kept in the cache, as bytes.
         replays, key = caching.cache_for("replays"), f"api:v1:replay:{pk}"
-        replay = replays.get(key)
-        if replay is None:
-            deal = _visible_deal(request, pk)
-            replay = dict(s.DealReplaySerializer(s.deal_replay_data(deal)).data)
-            replays.set(key, replay, caching.TIMEOUT)
-        return _immutable(Response(replay))
+        body: bytes | None = replays.get(key)
+        if body is None:
+            stored = selectors.deal_replay_stored(deal_id=pk)
+            if stored is not None and stored.visible and stored.document is not None:
+                text = stored.document
+            else:  # hidden (say why), missing, or recorded before replays were stored
+                deal = _visible_deal(request, pk)
+                text = selectors.deal_replay_document(deal_id=deal.pk)
+            body = text.encode()
+            replays.set(key, body, caching.TIMEOUT)
+        return _immutable(HttpResponse(body, content_type="application/json"))
 
 
 class DealAuditView(ApiView):

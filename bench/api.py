@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import contextlib
 import http.client
+import importlib
 import os
 import random
 import signal
@@ -254,6 +255,10 @@ def populate(tournaments: int, seed: int = 2024) -> None:
                     f"{ids['trick']:,} tricks, {ids['decision']:,} decisions ({elapsed:.0f} s)",
                     flush=True,
                 )
+        # The replays, rendered once as the service does when it records a table (here by
+        # the database, in one statement: the migration's backfill).
+        backfill = importlib.import_module("tournaments.migrations.0003_deal_replay").BACKFILL
+        cursor.execute(backfill.format(where=""))
         for model in models:
             table = model._meta.db_table
             cursor.execute(

@@ -335,6 +335,19 @@ class Deal(models.Model):
         return f"deal {self.index} of {self.table}"
 
 
+class DealReplay(models.Model):
+    """A deal's replay as the API serves it (JSON text), written once when its table is
+    recorded: a recorded deal never changes, so the API sends these bytes as they are."""
+
+    deal = models.OneToOneField(
+        Deal, on_delete=models.CASCADE, primary_key=True, related_name="replay"
+    )
+    document = models.TextField()
+
+    def __str__(self) -> str:
+        return f"replay of deal {self.deal_id}"
+
+
 class Trick(models.Model):
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="tricks")
     number = models.PositiveSmallIntegerField()

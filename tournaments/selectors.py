@@ -6,9 +6,11 @@ Views, serializers, the admin and services read through these; none of them writ
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import defaultdict
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
@@ -20,6 +22,7 @@ from tournaments.models import (
     Bot,
     BotVersion,
     Deal,
+    DealReplay,
     Entry,
     Fault,
     Rating,
@@ -65,31 +68,34 @@ def tournament_outcomes(
     """Every recorded table (of the rounds before ``before_round``, if given) as the formats
     see it. Place points are recomputed exactly from the places; duplicate matchpoints are read
     from the seats (multiples of 1/2, stored exactly)."""
-    tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
+    seats = Seat.objects.filter(table__tournament=tournament, table__status=Table.Status.DONE)
     if before_round is not None:
-        tables = tables.filter(round__number__lt=before_round)
-    tables = tables.select_related("round").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.order_by("position"))
+        seats = seats.filter(table__round__number__lt=before_round)
+    # One lean query (no table results, no bot logs), the seats grouped by table in order.
+    rows = seats.order_by("table__round__number", "table__number", "position").values(
+        "table_id", "table__round__number", "table__number", "entry_id", "score", "place", "points"
     )
+    tables: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        tables.setdefault(row["table_id"], []).append(dict(row))
     scale = tournament_place_points(tournament=tournament)
     outcomes = []
-    for table in tables.order_by("round__number", "number"):
-        seats = list(table.seats.all())
-        if any(s.place is None or s.score is None for s in seats):
+    for table_seats in tables.values():
+        if any(s["place"] is None or s["score"] is None for s in table_seats):
             continue
-        places = tuple(int(s.place or 0) for s in seats)
+        places = tuple(int(s["place"]) for s in table_seats)
         if tournament.duplicate:
-            if any(s.points is None for s in seats):
+            if any(s["points"] is None for s in table_seats):
                 continue  # the round is not closed yet: matchpoints come when it is
-            points = tuple(_fraction(s.points) for s in seats)
+            points = tuple(_fraction(s["points"]) for s in table_seats)
         else:
             points = tuple(formats.table_points(places, scale))
         outcomes.append(
             formats.TableOutcome(
-                round_number=table.round.number,
-                table_number=table.number,
-                seats=tuple(s.entry_id for s in seats),
-                scores=tuple(int(s.score or 0) for s in seats),
+                round_number=table_seats[0]["table__round__number"],
+                table_number=table_seats[0]["table__number"],
+                seats=tuple(s["entry_id"] for s in table_seats),
+                scores=tuple(int(s["score"]) for s in table_seats),
                 places=places,
                 points=points,
             )
@@ -226,7 +232,9 @@ def round_tables(*, round: Round) -> QuerySet[Table]:
         .prefetch_related(
             Prefetch(
                 "seats",
-                queryset=Seat.objects.select_related("entry__version__bot").order_by("position"),
+                queryset=Seat.objects.select_related("entry__version__bot")
+                .defer("entry__version__content", "log")
+                .order_by("position"),
             )
         )
         .order_by("number")
@@ -291,7 +299,9 @@ def deal_replay(*, deal: Deal) -> dict[str, JSON]:
             "house": seat.is_house,
             "substitute": seat.substitute,
         }
-        for seat in table.seats.select_related("entry__version__bot").order_by("position")
+        for seat in table.seats.select_related("entry__version__bot")
+        .defer("entry__version__content", "log")
+        .order_by("position")
     ]
     return header
 
@@ -305,7 +315,11 @@ def seat_label(*, seat: Seat) -> str:
 
 
 def table_seats(*, table: Table) -> QuerySet[Seat]:
-    return table.seats.select_related("entry__version__bot", "entry__user").order_by("position")
+    return (
+        table.seats.select_related("entry__version__bot", "entry__user")
+        .defer("entry__version__content")
+        .order_by("position")
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -484,3 +498,169 @@ def standings_version(*, tournament: Tournament) -> str:
     )
     last = tables["last"].isoformat() if tables["last"] is not None else "-"
     return f"{tournament.status}:{tables['n']}:{last}:{entries['n']}:{entries['flagged']}"
+
+
+# --- replay documents --------------------------------------------------------------------------
+# A recorded deal never changes: its replay is rendered once (when its table is recorded) and
+# kept as JSON text in DealReplay; the API sends it as it is. Who may see it is still checked
+# on every request (deal_replay_stored).
+
+
+def _replay_seat_label(seat: dict[str, Any]) -> str:
+    if seat["entry_id"] is None:
+        return f"house:{seat['house_bot']}"
+    label = f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
+    return f"house:{seat['house_bot']} for {label}" if seat["substitute"] else label
+
+
+def _replay_document(
+    deal: dict[str, Any], tricks: list[dict[str, Any]], seats: list[dict[str, Any]]
+) -> dict[str, Any]:
+    header = deal["replay_header"] if isinstance(deal["replay_header"], dict) else {}
+    log = dict(deal["log"]) if isinstance(deal["log"], dict) else {}
+    actions = log.get("actions") or []
+    times = log.get("times") or []
+    faults = [f for f in log.get("faults") or [] if isinstance(f, dict)]
+    fault_at = {f.get("step"): str(f.get("kind", "")) for f in faults}
+    record = deal["record"] if isinstance(deal["record"], dict) else {}
+    return {
+        "id": deal["id"],
+        "tournament": deal["table__tournament_id"],
+        "round": deal["table__round__number"],
+        "table": deal["table_id"],
+        "index": deal["index"],
+        "game": header.get("game") or deal["table__tournament__game"],
+        "preset": header.get("preset") or deal["table__tournament__preset"],
+        "options": header.get("options") or {},
+        "seed": deal["seed"],
+        "seats": [
+            {
+                "position": seat["position"],
+                "entry": seat["entry_id"],
+                "bot": _replay_seat_label(seat),
+                "house": seat["entry_id"] is None,
+                "substitute": seat["substitute"],
+            }
+            for seat in seats
+        ],
+        "hands": record.get("hands"),
+        "record": record,
+        "passes": deal["passes"],
+        "tricks": tricks,
+        "decisions": [
+            {
+                "step": step,
+                "seat": seat,
+                "action": action,
+                "seconds": times[step] if step < len(times) else 0.0,
+                "fault": fault_at.get(step, ""),
+            }
+            for step, (seat, action) in enumerate(actions)
+        ],
+        "faults": faults,
+        "points": deal["points"],
+        "log": log,
+    }
+
+
+def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
+    """The replay of each of ``deals`` as the API shows it (``api.serializers.
+    DealReplaySerializer``: the table's replay header, the deal's log, its tricks, its seats,
+    the decisions one per step), as compact JSON text, by deal id. Three queries, whatever the
+    number of deals. Says nothing about who may see them."""
+    rows = list(
+        deals.annotate(replay_header=KeyTransform("replay_header", "table__result"))
+        .order_by("pk")
+        .values(
+            "id",
+            "index",
+            "seed",
+            "record",
+            "passes",
+            "points",
+            "log",
+            "replay_header",
+            "table_id",
+            "table__tournament_id",
+            "table__round__number",
+            "table__tournament__game",
+            "table__tournament__preset",
+        )
+    )
+    tricks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for trick in (
+        Trick.objects.filter(deal_id__in=[row["id"] for row in rows])
+        .order_by("deal_id", "number")
+        .values("deal_id", "number", "leader", "cards", "winner", "points")
+    ):
+        plain: dict[str, Any] = dict(trick)
+        tricks[plain.pop("deal_id")].append(plain)
+    seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for seat in (
+        Seat.objects.filter(table_id__in={row["table_id"] for row in rows})
+        .order_by("table_id", "position")
+        .values(
+            "table_id",
+            "position",
+            "entry_id",
+            "house_bot",
+            "substitute",
+            "entry__version__number",
+            "entry__version__bot__name",
+        )
+    ):
+        seats[seat["table_id"]].append(dict(seat))
+    return {
+        row["id"]: json.dumps(
+            _replay_document(row, tricks[row["id"]], seats[row["table_id"]]),
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        for row in rows
+    }
+
+
+def deal_replay_document(*, deal_id: int) -> str:
+    """The replay of one deal as JSON text (:func:`deal_replay_documents`)."""
+    return deal_replay_documents(deals=Deal.objects.filter(pk=deal_id))[deal_id]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StoredReplay:
+    """What a replay request needs: whether the deal may be shown, and its stored replay."""
+
+    visible: bool
+    document: str | None
+
+
+def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
+    """Whether the deal ``deal_id`` may be shown to anyone (its table finished; in duplicate
+    play, its round; never in a draft) and its stored replay, in one query (None if there is
+    no such deal). The replay is None for deals recorded before replays were stored."""
+    row = (
+        Deal.objects.filter(pk=deal_id)
+        .values_list(
+            "table__status",
+            "table__round__status",
+            "table__tournament__status",
+            "table__tournament__duplicate",
+            "replay__document",
+        )
+        .first()
+    )
+    if row is None:
+        return None
+    table_status, round_status, tournament_status, duplicate, document = row
+    visible = (
+        table_status == Table.Status.DONE
+        and tournament_status != Tournament.Status.DRAFT
+        and (not duplicate or round_status == Round.Status.DONE)
+    )
+    return StoredReplay(visible=visible, document=document)
+
+
+def replays_to_store(*, table: Table) -> list[DealReplay]:
+    """The replays of a recorded table's deals, ready to be saved (services call this when
+    they record the table)."""
+    documents = deal_replay_documents(deals=Deal.objects.filter(table=table))
+    return [DealReplay(deal_id=pk, document=text) for pk, text in documents.items()]

@@ -41,6 +41,7 @@ from tournaments.models import (
     Bot,
     BotVersion,
     Deal,
+    DealReplay,
     Decision,
     Entry,
     Fault,
@@ -1035,6 +1036,8 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
         table.result = summary
         table.error = ""
         table.save(update_fields=["status", "finished_at", "lease_expires_at", "result", "error"])
+        # The deals' replays, rendered once: the API sends them as they are.
+        DealReplay.objects.bulk_create(selectors.replays_to_store(table=table))
         if not Table.objects.filter(round=round_).exclude(status=Table.Status.DONE).exists():
             _round_close(round_, tournament)
             round_advance(tournament=tournament)
