@@ -12,6 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 
@@ -633,21 +634,25 @@ class StoredReplay:
     document: str | None
 
 
+_STORED_REPLAY_SQL = f"""
+SELECT t.status, r.status, tn.status, tn.duplicate, dr.document
+FROM {Deal._meta.db_table} d
+JOIN {Table._meta.db_table} t ON t.id = d.table_id
+JOIN {Round._meta.db_table} r ON r.id = t.round_id
+JOIN {Tournament._meta.db_table} tn ON tn.id = t.tournament_id
+LEFT JOIN {DealReplay._meta.db_table} dr ON dr.deal_id = d.id
+WHERE d.id = %s
+"""
+
+
 def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
     """Whether the deal ``deal_id`` may be shown to anyone (its table finished; in duplicate
     play, its round; never in a draft) and its stored replay, in one query (None if there is
     no such deal). The replay is None for deals recorded before replays were stored."""
-    row = (
-        Deal.objects.filter(pk=deal_id)
-        .values_list(
-            "table__status",
-            "table__round__status",
-            "table__tournament__status",
-            "table__tournament__duplicate",
-            "replay__document",
-        )
-        .first()
-    )
+    # Raw SQL: compiling this join through the ORM cost more than running it.
+    with connection.cursor() as cursor:
+        cursor.execute(_STORED_REPLAY_SQL, [deal_id])
+        row = cursor.fetchone()
     if row is None:
         return None
     table_status, round_status, tournament_status, duplicate, document = row
