@@ -5,15 +5,15 @@ default ``postgresql://postgres@127.0.0.1:5432/tapis``)::
 
     .venv/bin/python bench/api.py                 # build tapis_bench once, then measure
     .venv/bin/python bench/api.py --rebuild       # drop and build the database again
-    .venv/bin/python bench/api.py --seconds 10 --clients 32 --workers 3
+    .venv/bin/python bench/api.py --seconds 10 --clients 32 --workers 2 --threads 8
 
 1. The data: a database of its own (``tapis_bench``, never the test or demo one) with about
    100,000 Hearts deals (1.3 million tricks, 5.6 million decisions): 100 finished tournaments
    of 48 bots, 7 rounds of 12 tables, 12 deals a table. Every deal is really played through
    the engine (random legal cards, with the table's seed) and written with PostgreSQL's COPY.
    It is built once and kept (``--rebuild`` starts again).
-2. The service: gunicorn (``config.wsgi``, production-like: DEBUG off, throttling off so that
-   one client address can load it) on 127.0.0.1.
+2. The service: gunicorn (``config.wsgi``, production-like: DEBUG off, the cache in Redis
+   (``CACHE_URL``), throttling off so that one client address can load it) on 127.0.0.1.
 3. The load: ``--clients`` threads, each with its own keep-alive connection, send requests
    back to back for ``--seconds`` per endpoint (after a warm-up): the standings of a random
    tournament, then the replay of a random deal. It prints p50, p95 and p99 latency and the
@@ -434,6 +434,8 @@ def gunicorn(
         "DEBUG": "0",
         "TAPIS_API_THROTTLE_ANON": "off",
         "TAPIS_API_THROTTLE_USER": "off",
+        # As in production: the cache shared by the workers (Redis), unless one is given.
+        "CACHE_URL": os.environ.get("CACHE_URL", "redis://127.0.0.1:6379/3"),
     }
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
@@ -594,8 +596,9 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="drop and build the database")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=15.0, help="per endpoint")
-    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    # One process per CPU (2 here); threads keep each busy while another waits on PostgreSQL.
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=8, help="threads per worker")
     parser.add_argument("--worker-class", default="gthread", help="gthread (keep-alive) or sync")
     args = parser.parse_args()
 

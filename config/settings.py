@@ -281,6 +281,27 @@ CELERY_BEAT_SCHEDULE = {
 
 
 # ---------------------------------------------------------------------------------------------
+# Cache: the API's throttle counters (and CACHES["api"], the API's caches, if set). In memory
+# per process by default; Redis (redis://host:6379/2) shares the counters between every web
+# process, as a per-client rate needs.
+# ---------------------------------------------------------------------------------------------
+CACHE_URL = env_str("CACHE_URL", "locmem://")
+_cache_scheme = CACHE_URL.partition("://")[0]
+if _cache_scheme in ("redis", "rediss"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "tapis",
+        }
+    }
+elif _cache_scheme == "locmem":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: expected locmem:// or redis://...")
+
+
+# ---------------------------------------------------------------------------------------------
 # REST API
 # ---------------------------------------------------------------------------------------------
 def _throttle_rate(name: str, default: str) -> str | None:
