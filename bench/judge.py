@@ -59,6 +59,18 @@ for line in sys.stdin.buffer:
     out.flush()
 """
 
+# The least a bot that follows the protocol does: parse the request, answer its id.
+JSON_BOT = """\
+import json, sys
+out = sys.stdout.buffer
+out.write(b'{"type": "ready"}\\n')
+out.flush()
+for line in sys.stdin.buffer:
+    request = json.loads(line)
+    out.write(json.dumps({"id": request["id"], "action": request["legal"][0]}).encode() + b"\\n")
+    out.flush()
+"""
+
 TABLE_BOT = """\
 from tapis_bot import Bot, run
 
@@ -358,10 +370,15 @@ def main() -> int:
     count = 2000 if args.quick else 5000
     batches = 3 if args.quick else 9
     if not args.only_dutch:
-        with bot_directory(ECHO_BOT) as bot_dir:
-            print("(1) decision round trip to a trivial bot")
+        one_core = {min(os.sched_getaffinity(0))}
+        with bot_directory(JSON_BOT) as bot_dir:
+            print("(1) decision round trip to a trivial bot that parses the request (json)")
             bench_round_trip(bot_dir, count, batches, None)
-            bench_round_trip(bot_dir, count, batches, {min(os.sched_getaffinity(0))})
+            bench_round_trip(bot_dir, count, batches, one_core)
+        with bot_directory(ECHO_BOT) as bot_dir:
+            print("(1') decision round trip to an echo bot (reads a line, writes a fixed answer)")
+            bench_round_trip(bot_dir, count, batches, None)
+            bench_round_trip(bot_dir, count, batches, one_core)
             print("(2) start-up")
             bench_startup(bot_dir, 10 if args.quick else 40)
     if not args.skip_table:
