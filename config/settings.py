@@ -297,6 +297,11 @@ if _cache_scheme in ("redis", "rediss"):
     }
 elif _cache_scheme == "locmem":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    if PRODUCTION:
+        _refusals.append(
+            "CACHE_URL is locmem:// (per process): throttling needs a shared cache "
+            "(CACHE_URL=redis://host:6379/2)"
+        )
 else:
     raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: expected locmem:// or redis://...")
 

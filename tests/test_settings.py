@@ -25,6 +25,7 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "tapis.example.org",
     "DATABASE_URL": "postgresql://tapis:secret@db.example.org:5432/tapis",
     "CELERY_BROKER_URL": "redis://redis.example.org:6379/0",
+    "CACHE_URL": "redis://redis.example.org:6379/2",
 }
 
 
@@ -102,6 +103,13 @@ def test_production_refuses_sqlite_files_broker_weak_secret_and_debug(tmp_path: 
         "CELERY_RESULT_BACKEND keeps results in files",
     ):
         assert problem in completed.stderr
+
+
+def test_production_refuses_a_per_process_cache() -> None:
+    completed = run_django({**PRODUCTION, "CACHE_URL": "locmem://"}, "")
+
+    assert completed.returncode != 0
+    assert "CACHE_URL is locmem://" in completed.stderr
 
 
 def test_production_refuses_unsandboxed_bots() -> None:
