@@ -477,14 +477,14 @@ class HeartsState(State):
 
     def _tricks_json(self) -> list[JSON]:
         """``[t.as_json() for t in self.tricks()]``, built directly: every observation has it."""
-        points = self._g.points_table
-        name_of = _NAME_OF_BIT
+        points = self._g.points_of_bit.__getitem__
+        name_of = _NAME_OF_BIT.__getitem__
         return [
             {
                 "leader": leader,
-                "cards": [name_of[bit] for bit in bits],
+                "cards": list(map(name_of, bits)),
                 "winner": winner,
-                "points": sum(points[bit.bit_length() - 1] for bit in bits),
+                "points": sum(map(points, bits)),
             }
             for leader, bits, winner in self._tricks
         ]
@@ -861,6 +861,10 @@ class HeartsGame(Game[HeartsRules]):
         self.points_table: tuple[int, ...] = tuple(
             card_points(c, td_bonus=rules.td_bonus) for c in range(DECK_SIZE)
         )
+        #: The same by card bit (``1 << card``), for the tricks of observations.
+        self.points_of_bit: dict[CardSet, int] = {
+            1 << c: p for c, p in enumerate(self.points_table)
+        }
 
     @property
     def players(self) -> int:
