@@ -1038,7 +1038,9 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
         table.save(update_fields=["status", "finished_at", "lease_expires_at", "result", "error"])
         # The deals' replays, rendered once: the API sends them as they are.
         replays = selectors.replays_to_store(table=table)
-        _insert_rows(DealReplay, ("deal", "document"), [(r.deal_id, r.document) for r in replays])
+        _insert_rows(
+            DealReplay, ("deal_id", "document"), [(r.deal_id, r.document) for r in replays]
+        )
         if not Table.objects.filter(round=round_).exclude(status=Table.Status.DONE).exists():
             _round_close(round_, tournament)
             round_advance(tournament=tournament)
