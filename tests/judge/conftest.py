@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 import games
 from judge import BotSpec, Limits, TableResult, run_table
 from judge.runner import SDK_DIR
+from judge.sandbox import SANDBOX_UID_BASE, sandbox_status
 
 FAKEBOTS = Path(__file__).resolve().parent / "fakebots"
 
@@ -35,6 +38,24 @@ run(First())
 """
 
 ScriptedBot = Callable[[Sequence[Sequence[Any]]], Path]
+
+
+@pytest.fixture(scope="module")
+def bwrap_works() -> None:
+    """Skip a module of sandbox tests only if bubblewrap truly cannot run a sandbox here."""
+    status = sandbox_status()
+    if status.problems:
+        pytest.skip("sandbox unavailable: " + "; ".join(status.problems))
+    assert status.bwrap is not None
+    probe = subprocess.run(
+        [status.bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
+        user=SANDBOX_UID_BASE - 1 if os.geteuid() == 0 else None,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
 
 
 def write_package(directory: Path, source: str, entry: str = "main.py") -> Path:

@@ -36,7 +36,6 @@ from judge.sandbox import (
     SandboxLimits,
     parse_cgroup_v2,
     require_sandbox,
-    sandbox_status,
     spawn_bot,
     uid_processes,
 )
@@ -131,21 +130,8 @@ def read_line(proc: BotProcess, timeout: float = 20.0) -> bytes:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _bwrap_works() -> None:
-    """Skip the module only if bubblewrap truly cannot run a sandbox on this machine."""
-    status = sandbox_status()
-    if status.problems:
-        pytest.skip("sandbox unavailable: " + "; ".join(status.problems))
-    assert status.bwrap is not None
-    probe = subprocess.run(
-        [status.bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
-        capture_output=True,
-        text=True,
-        check=False,
-        user=SANDBOX_UID_BASE - 1 if os.geteuid() == 0 else None,
-    )
-    if probe.returncode != 0:
-        pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+def _bwrap_works(bwrap_works: None) -> None:
+    """Every test here needs a working sandbox (tests/judge/conftest.py)."""
 
 
 @pytest.fixture

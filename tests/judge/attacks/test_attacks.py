@@ -19,7 +19,6 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ import pytest
 
 import games
 from judge import FaultKind, Limits, TableResult, run_table
-from judge.sandbox import SandboxLimits, sandbox_status
+from judge.sandbox import SandboxLimits
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE / "bots"
@@ -130,20 +129,8 @@ ATTACKS = [
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _bwrap_works() -> None:
-    status = sandbox_status()
-    if status.problems:
-        pytest.skip("sandbox unavailable: " + "; ".join(status.problems))
-    assert status.bwrap is not None
-    probe = subprocess.run(
-        [status.bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
-        capture_output=True,
-        text=True,
-        check=False,
-        user=65534 if os.geteuid() == 0 else None,
-    )
-    if probe.returncode != 0:
-        pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+def _bwrap_works(bwrap_works: None) -> None:
+    """Every test here needs a working sandbox (tests/judge/conftest.py)."""
 
 
 @pytest.fixture
