@@ -40,6 +40,7 @@ from judge.protocol import (
     game_end_message,
     hello_message,
 )
+from judge.pycache import compiled_sdk
 from judge.seats import BuiltinSeat, ProcessSeat, decision_times_summary
 
 if TYPE_CHECKING:
@@ -385,7 +386,7 @@ class _Table:
                 bot_dir=prepared.directory,
                 mode=self.sandbox,
                 limits=self.limits.resources or SandboxLimits(),
-                sdk_dir=self.sdk_dir,
+                sdk_dir=compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None,
             )
         except (PackageError, SandboxError, OSError) as exc:
             self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")

@@ -37,7 +37,7 @@ def test_a_single_file(tmp_path: Path) -> None:
     source.write_text("print('hi')\n")
     bot = prepare(source, tmp_path / "out")
     assert bot.entry == "my_bot.py"
-    assert bot.command == ("/usr/bin/python3", "-u", "/bot/my_bot.py")
+    assert bot.command == ("/usr/bin/python3", "-S", "-u", "/bot/my_bot.py")
     assert (bot.directory / "my_bot.py").read_text() == "print('hi')\n"
     # Readable by the sandbox's uid, writable by nobody.
     assert stat.S_IMODE(os.stat(bot.directory).st_mode) == 0o555
