@@ -20,12 +20,14 @@ PACKAGES := $(patsubst %/__init__.py,%,$(wildcard config/__init__.py games/__ini
 # packages it found when it was made).
 INSTALL_INPUTS := pyproject.toml $(wildcard */__init__.py)
 
-.PHONY: help run test install install-dev bubblewrap services lint format typecheck pytest clean
+.PHONY: help run test install install-dev bubblewrap services lint format typecheck pytest \
+	compile clean
 
 help:
 	@echo "make run        the demo: web server on http://$(HOST):$(PORT)/ and one Celery worker"
 	@echo "make test       lint, format check, type check and tests (needs PostgreSQL and Redis)"
 	@echo "make lint | typecheck | pytest | format   one step of make test (format rewrites files)"
+	@echo "make compile    build the compiled engine (mypyc; optional: pure Python without it)"
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -41,7 +43,7 @@ $(VENV)/.installed-dev: $(INSTALL_INPUTS) | $(PY)
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-run: install
+run: install compile
 	$(PY) -m config.run --host $(HOST) --port $(PORT)
 
 test: install-dev bubblewrap services lint typecheck pytest
@@ -73,9 +75,20 @@ format: install-dev
 typecheck: install-dev
 	$(VENV)/bin/mypy $(PACKAGES) manage.py
 
-pytest: install-dev
+# The engine's hot modules compiled by mypyc into games/_compiled/ (games/_native.py). Optional:
+# without mypyc (the dev extra), a C compiler or the Python headers it warns in one line and the
+# engine runs in pure Python. Rebuilt only when a games/*.py changed; import games checks the
+# sources' hashes itself and never runs a stale build.
+compile: install
+	@TAPIS_PURE_PYTHON=1 $(PY) -m games.compile
+
+# The suite runs against the compiled engine (when it could be built), then the engine's tests
+# once more in pure Python, the fallback and the source of truth.
+pytest: install-dev compile
 	DATABASE_URL='$(TEST_DATABASE_URL)' CELERY_BROKER_URL='$(TEST_BROKER_URL)' \
 		$(PY) -m pytest $(PYTEST_ARGS)
+	TAPIS_PURE_PYTHON=1 $(PY) -m pytest $(PYTEST_ARGS) -p no:cacheprovider tests/games \
+		tests/test_doctests.py
 
 clean:
-	rm -rf var .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf var .mypy_cache .ruff_cache .pytest_cache .hypothesis games/_compiled games/_compiled.*

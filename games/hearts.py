@@ -426,13 +426,8 @@ class HeartsState(State):
         return out
 
     def clone(self) -> HeartsState:
-        other = object.__new__(HeartsState)
-        other.game = self.game
-        other._g = self._g
-        other.deal_index = self.deal_index
-        other._seed = self._seed
-        other._n = self._n
-        other._dealt = self._dealt
+        # Made by the constructor (compiled, the class has no bare __new__), then overwritten.
+        other = HeartsState(self._g, self.deal_index, self._seed, self._dealt, ())
         other._hands = list(self._hands)
         other._stock = self._stock
         other._reserve = self._reserve
