@@ -456,47 +456,62 @@ class RandomFormat(SeatingFormat):
         rng = context.rng("random-seating")
         pool = sorted(context.entries)
         size = context.table_size
+        # The search runs on positions in the pool, with the meetings as a table of weights
+        # (weights[i][j]: how often pool[i] and pool[j] met; 0 on the diagonal): a list
+        # lookup instead of a frozenset per pair looked at.
+        position = {entry: i for i, entry in enumerate(pool)}
+        weights = [[0] * len(pool) for _ in pool]
+        for key, count in met.items():
+            ends = [position[e] for e in key if e in position]
+            if len(ends) == 2:
+                a, b = ends
+                weights[a][b] = weights[b][a] = count
 
-        def pair(a: EntryId, b: EntryId) -> int:
-            return met.get(frozenset((a, b)), 0)
+        def cost(tables: list[list[int]]) -> int:
+            return sum(weights[a][b] for t in tables for a, b in itertools.combinations(t, 2))
 
-        def cost(tables: list[list[EntryId]]) -> int:
-            return sum(pair(a, b) for t in tables for a, b in itertools.combinations(t, 2))
-
-        best: list[list[EntryId]] | None = None
+        best: list[list[int]] | None = None
         best_cost = 0
         draws = max(4, min(self.max_draws, 512 // max(1, len(pool) // size))) if met else 1
         for _ in range(draws):
-            order = list(pool)
-            rng.shuffle(order)
+            order = list(range(len(pool)))
+            rng.shuffle(order)  # the same permutation as shuffling the pool itself
             tables = _chunks(order, size)
             if cost(tables):
-                self._improve(tables, pair)
+                self._improve(tables, weights)
             c = cost(tables)
             if best is None or c < best_cost:
                 best, best_cost = tables, c
             if c == 0:
                 break
         assert best is not None
-        return best
+        return [[pool[i] for i in table] for table in best]
 
-    def _improve(
-        self, tables: list[list[EntryId]], pair: Callable[[EntryId, EntryId], int]
-    ) -> None:
+    def _improve(self, tables: list[list[int]], weights: list[list[int]]) -> None:
         """Swap two entries of different tables whenever that lowers the repeats (first
-        improvement, in a fixed order), until no swap helps."""
+        improvement, in a fixed order), until no swap helps. Entries are positions in
+        ``weights``, the symmetric table of meetings."""
+        # sums[e][t]: the meetings of e with the entries at table t, kept up to date on swaps.
+        # Swapping a (at table A) with b (at table B) changes the repeats by
+        #   sum(w[b][x] - w[a][x] for x in A if x != a)
+        #   + sum(w[a][y] - w[b][y] for y in B if y != b)
+        # = sums[b][A] - sums[a][A] + sums[a][B] - sums[b][B] - 2 w[a][b]   (w[e][e] is 0)
+        sums = [[sum(row[x] for x in table) for table in tables] for row in weights]
         for _ in range(self.max_passes):
             improved = False
             for ta, tb in itertools.combinations(range(len(tables)), 2):
                 a_table, b_table = tables[ta], tables[tb]
                 for i, j in itertools.product(range(len(a_table)), range(len(b_table))):
                     a, b = a_table[i], b_table[j]
-                    delta = sum(pair(b, x) - pair(a, x) for x in a_table if x != a) + sum(
-                        pair(a, y) - pair(b, y) for y in b_table if y != b
-                    )
-                    if delta < 0:
+                    sa, sb = sums[a], sums[b]
+                    if sb[ta] - sa[ta] + sa[tb] - sb[tb] < 2 * weights[a][b]:
                         a_table[i], b_table[j] = b, a
                         improved = True
+                        wa, wb = weights[a], weights[b]
+                        for e, row in enumerate(sums):
+                            moved = wa[e] - wb[e]  # weights are symmetric: w[e][a] - w[e][b]
+                            row[ta] -= moved
+                            row[tb] += moved
             if not improved:
                 return
 

@@ -12,6 +12,7 @@ from games.dealing import DealRng
 from tournaments.formats import (
     HOUSE,
     FormatError,
+    RoundContext,
     SeatingFormat,
     TableOutcome,
     check_place_points,
@@ -212,6 +213,88 @@ def test_random_seating_does_better_than_chance() -> None:
     # Expected repeats of 4 independent random rounds: C(4,2) = 6 pairs of rounds, each
     # sharing 16 * 3 / 2 = 24 pairs with probability 3/15: about 29 repeats.
     assert repeats < 10
+
+
+def test_random_seating_is_pinned_for_a_seed() -> None:
+    # Seatings follow from the revealed seed: anyone may recompute them, so a faster search
+    # must find exactly what this one found (computed when the search used frozenset pairs).
+    history = _play_rounds("random", 12, 3, seed=2024)
+    by_round = [[o.seats for o in history if o.round_number == r] for r in (1, 2, 3)]
+    assert by_round == [
+        [(8, 7, 10, 3), (0, 2, 11, 9), (5, 4, 6, 1)],
+        [(3, 8, 1, 9), (0, 4, 10, 6), (5, 11, 7, 2)],
+        [(0, 3, 6, 7), (4, 2, 8, 11), (1, 9, 5, 10)],
+    ]
+
+
+def _reference_random_seat(context: RoundContext) -> list[list[int]]:
+    """The random format's search written plainly (a frozenset per pair looked at), as it was
+    before it used a table of weights: the format must seat exactly as this does."""
+    met = meetings(context.history)
+    rng = context.rng("random-seating")
+    pool = sorted(context.entries)
+    size = context.table_size
+
+    def pair(a: int, b: int) -> int:
+        return met.get(frozenset((a, b)), 0)
+
+    def cost(tables: list[list[int]]) -> int:
+        return sum(pair(a, b) for t in tables for a, b in itertools.combinations(t, 2))
+
+    best: list[list[int]] | None = None
+    best_cost = 0
+    draws = max(4, min(32, 512 // max(1, len(pool) // size))) if met else 1
+    for _ in range(draws):
+        order = list(pool)
+        rng.shuffle(order)
+        tables = [order[i : i + size] for i in range(0, len(order), size)]
+        for _ in range(8 if cost(tables) else 0):
+            improved = False
+            for a_table, b_table in itertools.combinations(tables, 2):
+                for i, j in itertools.product(range(len(a_table)), range(len(b_table))):
+                    a, b = a_table[i], b_table[j]
+                    delta = sum(pair(b, x) - pair(a, x) for x in a_table if x != a) + sum(
+                        pair(a, y) - pair(b, y) for y in b_table if y != b
+                    )
+                    if delta < 0:
+                        a_table[i], b_table[j] = b, a
+                        improved = True
+            if not improved:
+                break
+        c = cost(tables)
+        if best is None or c < best_cost:
+            best, best_cost = tables, c
+        if c == 0:
+            break
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("case", range(60))
+def test_random_seating_searches_as_the_plain_reference(case: int) -> None:
+    rng = DealRng(case, 0, "format-cases")
+    size = 3 + rng.below(3)
+    count = 2 + rng.below(28)
+    entries = [100 + 3 * e for e in range(count)]
+    history: list[TableOutcome] = []
+    for r in range(1, 2 + rng.below(6)):
+        if r == 3 and count > 5:
+            entries = entries[rng.below(3) :]  # withdrawn entries stay in the history
+        context = RoundContext(
+            round_number=r,
+            entries=tuple(entries),
+            table_size=size,
+            seed=case * 7919,
+            history=tuple(history),
+            lower_is_better=True,
+        )
+        groups = get_format("random").seat(context)
+        assert groups == _reference_random_seat(context)
+        for t, group in enumerate(groups, start=1):
+            seats = (*group, *[HOUSE] * (size - len(group)))
+            scores = tuple(rng.below(50) for _ in seats)
+            places = tuple(1 + sum(o < s for o in scores) for s in scores)
+            history.append(outcome(r, t, seats, scores, places, (4, 2, 1, 0, 0)[:size]))
 
 
 def test_swiss_seats_the_strongest_group_at_table_one() -> None:
