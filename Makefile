@@ -46,7 +46,7 @@ install-dev: $(VENV)/.installed-dev
 run: install compile
 	$(PY) -m config.run --host $(HOST) --port $(PORT)
 
-test: install-dev bubblewrap services lint typecheck pytest
+test: install-dev compile bubblewrap services lint typecheck pytest
 
 # The judge runs bots under bubblewrap: install it when missing and we may.
 bubblewrap:

@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seconds, repeat = args.seconds, args.repeat
 
+    print(f"engine: {games.ENGINE} (games.COMPILED = {games.COMPILED})")
     print(f"engine speed, best of {repeat} x {seconds:g} s (wall clock)")
     print(f"{'game/preset':<34} {'deals/s':>12} {'decisions/s':>14} {'fast path deals/s':>16}")
     for name in games.game_names():

@@ -14,23 +14,32 @@ order of every sorted list of cards the engine returns. A set of cards is an int
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 Card: TypeAlias = int
 CardSet: TypeAlias = int
 Suit: TypeAlias = int
 Rank: TypeAlias = int
 
-RANKS = "23456789TJQKA"
-SUITS = "CDHS"
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
-DECK_SIZE = 52
+# Final: compiled by mypyc (games/_native.py), these are C constants, not dict lookups.
+RANKS: Final = "23456789TJQKA"
+SUITS: Final = "CDHS"
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+CLUBS: Final = 0
+DIAMONDS: Final = 1
+HEARTS: Final = 2
+SPADES: Final = 3
+DECK_SIZE: Final = 52
 
-RANK_2, RANK_T, RANK_J, RANK_Q, RANK_K, RANK_A = 0, 8, 9, 10, 11, 12
+RANK_2: Final = 0
+RANK_T: Final = 8
+RANK_J: Final = 9
+RANK_Q: Final = 10
+RANK_K: Final = 11
+RANK_A: Final = 12
 
-FULL_DECK: CardSet = (1 << DECK_SIZE) - 1
-SUIT_MASKS: tuple[CardSet, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
+FULL_DECK: Final[CardSet] = (1 << DECK_SIZE) - 1
+SUIT_MASKS: Final[tuple[CardSet, ...]] = tuple(0x1FFF << (13 * s) for s in range(4))
 
 
 def make_card(rank: Rank, suit: Suit) -> Card:
@@ -94,7 +103,7 @@ def cards_of(cards: CardSet) -> Iterator[Card]:
 
 
 #: The name of every card id: ``CARD_NAMES[c] == card_name(c)``.
-CARD_NAMES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
+CARD_NAMES: Final[tuple[str, ...]] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
 
 
 def _suit_name_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
@@ -112,8 +121,11 @@ def _suit_name_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
 #: ``SUIT_NAME_TABLES[suit][ranks]``: the sorted names of the cards of that suit whose ranks are
 #: the bits of the 13-bit mask ``ranks``, so that the names of a hand are four lookups (the
 #: engines' hot path).
-SUIT_NAME_TABLES: tuple[tuple[tuple[str, ...], ...], ...] = _suit_name_tables()
-_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = SUIT_NAME_TABLES
+SUIT_NAME_TABLES: Final[tuple[tuple[tuple[str, ...], ...], ...]] = _suit_name_tables()
+_CLUB_NAMES: Final = SUIT_NAME_TABLES[0]
+_DIAMOND_NAMES: Final = SUIT_NAME_TABLES[1]
+_HEART_NAMES: Final = SUIT_NAME_TABLES[2]
+_SPADE_NAMES: Final = SUIT_NAME_TABLES[3]
 
 
 def names_of(cards: CardSet) -> list[str]:

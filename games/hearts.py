@@ -86,10 +86,13 @@ CARD_IDS: Final[dict[str, Card]] = _card_ids()
 #: The same spellings -> the card's bit (``1 << card``): the play phase's hot path.
 BIT_OF_NAME: Final[dict[str, CardSet]] = {name: 1 << card for name, card in CARD_IDS.items()}
 _NAME_OF_BIT: Final[dict[CardSet, str]] = {1 << card: name for card, name in enumerate(NAMES)}
-_SUIT_OF_BIT: Final[dict[CardSet, int]] = {1 << card: card // 13 for card in range(DECK_SIZE)}
 
 
-_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _NAME_TABLES = SUIT_NAME_TABLES
+_NAME_TABLES: Final = SUIT_NAME_TABLES
+_CLUB_NAMES: Final = SUIT_NAME_TABLES[CLUBS]
+_DIAMOND_NAMES: Final = SUIT_NAME_TABLES[DIAMONDS]
+_HEART_NAMES: Final = SUIT_NAME_TABLES[HEARTS]
+_SPADE_NAMES: Final = SUIT_NAME_TABLES[SPADES]
 
 
 def _json_names(cards: CardSet) -> list[JSON]:
@@ -248,6 +251,100 @@ class HeartsRules:
         return cycle[deal_index % len(cycle)]
 
 
+class PlayRules:
+    """A game's rules as the play reads them: plain ints, bools and tuples. HeartsGame (a
+    registered subclass of games.base.Game) stays a Python class when compiled, whose
+    attributes are dictionary lookups; this one is a native class for mypyc, whose attributes
+    are C fields: the state and the fast path read it at every trick."""
+
+    __slots__ = (
+        "dealt_cards",
+        "discard_breaks",
+        "forbid_mask",
+        "moon_mode",
+        "n",
+        "no_first_points",
+        "offsets",
+        "pass_count",
+        "play_breaks",
+        "points_table",
+        "stock_mode",
+        "td_bit",
+        "tricks_per_deal",
+    )
+
+    def __init__(self, rules: HeartsRules) -> None:
+        self.n = n = rules.players
+        self.stock_mode = rules.leftover_cards == "stock"
+        self.pass_count = rules.pass_count
+        self.forbid_mask = {"hearts": HEART_CARDS, "hearts-and-qs": PENALTY_CARDS, "none": 0}[
+            rules.lead_restriction
+        ]
+        self.play_breaks = {
+            "heart-played": HEART_CARDS,
+            "heart-or-qs-played": PENALTY_CARDS,
+            "heart-or-spade-discarded": 0,
+        }[rules.hearts_broken_by]
+        self.discard_breaks = (
+            HEART_CARDS | SPADE_CARDS if rules.hearts_broken_by == "heart-or-spade-discarded" else 0
+        )
+        self.no_first_points = rules.first_trick_points == "forbidden"
+        self.td_bit = TD_BIT if rules.td_bonus else 0
+        self.dealt_cards = rules.hand_size * n
+        self.tricks_per_deal = (DECK_SIZE - (0 if self.stock_mode else rules.leftover_count)) // n
+        self.moon_mode = {"none": _MOON_NONE, "others-plus-26": _MOON_OTHERS}.get(
+            rules.moon, _MOON_SELF
+        )
+        self.offsets = tuple(PASS_OFFSETS[d] % n for d in rules.pass_schedule.split("-"))
+        self.points_table = tuple(card_points(c, td_bonus=rules.td_bonus) for c in range(DECK_SIZE))
+
+    def taken_points(self, won: Sequence[CardSet]) -> list[int]:
+        """See HeartsGame.taken_points."""
+        td_bit = self.td_bit
+        return [
+            (cards & HEART_CARDS).bit_count()
+            + (13 if cards & QS_BIT else 0)
+            + (TD_BONUS_POINTS if cards & td_bit else 0)
+            for cards in won
+        ]
+
+    def score(self, won: Sequence[CardSet]) -> list[int]:
+        """See HeartsGame.score."""
+        final = self.taken_points(won)
+        mode = self.moon_mode
+        if mode != _MOON_NONE:
+            for shooter, cards in enumerate(won):
+                if cards & PENALTY_CARDS == PENALTY_CARDS:
+                    if mode == _MOON_OTHERS:
+                        for seat in range(len(final)):
+                            final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
+                    else:
+                        final[shooter] -= 2 * MOON_POINTS
+                    break
+        return final
+
+    def dealer(self, deal_index: int) -> int:
+        """See HeartsGame.dealer."""
+        return deal_index % self.n
+
+    def pass_offset(self, deal_index: int) -> int:
+        """See HeartsGame.pass_offset."""
+        offsets = self.offsets
+        return offsets[deal_index % len(offsets)]
+
+    def deal(self, deck: Sequence[Card]) -> tuple[list[CardSet], list[Card]]:
+        """The hands and the left-over cards dealt from a shuffled deck (see HeartsGame.deal)."""
+        n, dealt = self.n, self.dealt_cards
+        hands = [0] * n
+        seat = 0
+        for card in deck[:dealt]:
+            hands[seat] |= 1 << card
+            seat += 1
+            if seat == n:
+                seat = 0
+        return hands, list(deck[dealt:])
+
+
 # --- the state ----------------------------------------------------------------------------
 
 
@@ -298,6 +395,7 @@ class HeartsState(State):
         "_seed",
         "_stock",
         "_stock_pos",
+        "_t",
         "_trick",
         "_trick_leader",
         "_trick_no",
@@ -319,17 +417,21 @@ class HeartsState(State):
         self._g = game
         self.deal_index = deal_index
         self._seed = seed
-        n = game.n
+        self._t = table = game.table
+        n = table.n
         self._n = n
         self._dealt: tuple[CardSet, ...] = tuple(hands)
         self._hands: list[CardSet] = list(hands)
-        if game.stock_mode:
+        if table.stock_mode:
             self._stock: tuple[Card, ...] = tuple(leftover)
             self._reserve = 0
             self._draws: list[list[Card]] = [[] for _ in range(n)]
         else:
             self._stock = ()
-            self._reserve = sum(map(_BITS.__getitem__, leftover))
+            reserve = 0
+            for card in leftover:
+                reserve |= 1 << card
+            self._reserve = reserve
             self._draws = []
         self._stock_pos = 0
         self._passes: list[CardSet] = [-1] * n
@@ -341,7 +443,7 @@ class HeartsState(State):
         self._won: list[CardSet] = [0] * n  # the cards each seat has taken (reserve included)
         self._final: list[int] | None = None
         self._first_lead = 0
-        self._pass_offset = offset = game.pass_offset(deal_index)
+        self._pass_offset = offset = table.pass_offset(deal_index)
         if offset:
             self._phase = _PASS
             self._current = 0
@@ -396,7 +498,7 @@ class HeartsState(State):
             led = self._led
         else:
             trick.append(bit)
-            self._led = led = _SUIT_OF_BIT[bit]
+            self._led = led = (bit.bit_length() - 1) // 13
         seat += 1
         if seat == self._n:
             seat = 0
@@ -412,7 +514,7 @@ class HeartsState(State):
 
     def points(self) -> list[int]:
         final = self._final
-        return list(final) if final is not None else self._g.taken_points(self._won)
+        return list(final) if final is not None else self._t.taken_points(self._won)
 
     def history(self) -> list[tuple[int, Action]]:
         n = self._n
@@ -613,11 +715,11 @@ class HeartsState(State):
 
     def _legal_pass(self) -> list[Action]:
         names = names_of(self._hands[self._current])
-        combos = itertools.combinations(names, self._g.rules.pass_count)
+        combos = itertools.combinations(names, self._t.pass_count)
         return cast("list[Action]", list(map(list, combos)))
 
     def _apply_pass(self, action: Action) -> None:
-        count = self._g.rules.pass_count
+        count = self._t.pass_count
         if not isinstance(action, list | tuple):
             raise IllegalActionError(
                 f"pass exactly {count} cards: send a list of {count} card names "
@@ -653,7 +755,7 @@ class HeartsState(State):
         """Begin the play phase: the holder of the lowest club in hand leads it; if no hand
         holds a club (two-player), the player left of the dealer leads any card."""
         self._phase = _PLAY
-        leader, lead = first_lead(self._g, self._hands, self.deal_index)
+        leader, lead = first_lead(self._t, self._hands, self.deal_index)
         self._first_lead = lead
         self._current = leader
         self._trick_leader = leader
@@ -663,21 +765,23 @@ class HeartsState(State):
     def _discard(self, hand: CardSet) -> None:
         """The seat to play cannot follow suit: any card, but no heart or QS on the first
         trick (when so ruled) while it holds another card."""
-        if self._trick_no == 0 and self._g.no_first_points:
+        if self._trick_no == 0 and self._t.no_first_points:
             hand = hand & ~PENALTY_CARDS or hand
         self._legal = hand
         self._names = None
 
     def _end_trick(self, trick: list[CardSet]) -> None:
         """The trick is complete: its winner takes it and leads the next one."""
-        cards = sum(trick)
+        cards = 0
+        for bit in trick:
+            cards |= bit
         led = SUIT_MASKS[self._led]
         leader = self._trick_leader
         top = cards & led
         winner = (leader + trick.index(1 << (top.bit_length() - 1))) % self._n
         self._tricks.append((leader, trick, winner))
         self._trick = []
-        g = self._g
+        g = self._t
         broken = self._broken
         if not broken and (cards & g.play_breaks or cards & ~led & g.discard_breaks):
             self._broken = broken = True
@@ -709,7 +813,7 @@ class HeartsState(State):
         self._current = -1
         self._legal = 0
         self._names = ()
-        self._final = self._g.score(self._won)
+        self._final = self._t.score(self._won)
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -754,22 +858,24 @@ def exchange(hands: Sequence[CardSet], passes: Sequence[CardSet], offset: int) -
     return [(hands[s] & ~passes[s]) | passes[(s - offset) % n] for s in range(n)]
 
 
-def first_lead(game: HeartsGame, hands: Sequence[CardSet], deal_index: int) -> tuple[int, CardSet]:
+def first_lead(table: PlayRules, hands: Sequence[CardSet], deal_index: int) -> tuple[int, CardSet]:
     """Who leads the first trick and what it may lead: the holder of the lowest club in hand
     leads that club; if no hand holds a club (two-player), the player left of the dealer
     leads any card (but no heart or QS while it holds another card when points are
     forbidden on the first trick).
     """
-    clubs = sum(hands) & CLUB_CARDS  # the hands are disjoint
+    clubs = 0
+    for hand in hands:
+        clubs |= hand & CLUB_CARDS
     if clubs:
         low = clubs & -clubs
         seat = 0
         while not hands[seat] & low:
             seat += 1
         return seat, low
-    leader = (game.dealer(deal_index) + 1) % game.n
+    leader = (table.dealer(deal_index) + 1) % table.n
     hand = hands[leader]
-    return leader, (hand & ~PENALTY_CARDS or hand) if game.no_first_points else hand
+    return leader, (hand & ~PENALTY_CARDS or hand) if table.no_first_points else hand
 
 
 def _parse_name(item: object) -> Card:
@@ -829,33 +935,17 @@ class HeartsGame(Game[HeartsRules]):
 
     def __init__(self, rules: HeartsRules, preset: str) -> None:
         super().__init__(rules, preset)
-        self.n = rules.players
-        self.stock_mode = rules.leftover_cards == "stock"
-        self.forbid_mask = {"hearts": HEART_CARDS, "hearts-and-qs": PENALTY_CARDS, "none": 0}[
-            rules.lead_restriction
-        ]
-        self.play_breaks = {
-            "heart-played": HEART_CARDS,
-            "heart-or-qs-played": PENALTY_CARDS,
-            "heart-or-spade-discarded": 0,
-        }[rules.hearts_broken_by]
-        self.discard_breaks = (
-            HEART_CARDS | SPADE_CARDS if rules.hearts_broken_by == "heart-or-spade-discarded" else 0
-        )
-        self.no_first_points = rules.first_trick_points == "forbidden"
-        self.td_bit = TD_BIT if rules.td_bonus else 0
-        self._dealt_cards = rules.hand_size * self.n
-        self.tricks_per_deal = (
-            DECK_SIZE - (0 if self.stock_mode else rules.leftover_count)
-        ) // self.n
-        self.moon_mode = {"none": _MOON_NONE, "others-plus-26": _MOON_OTHERS}.get(
-            rules.moon, _MOON_SELF
-        )
-        cycle = rules.pass_schedule.split("-")
-        self._offsets = tuple(PASS_OFFSETS[d] % self.n for d in cycle)
-        self.points_table: tuple[int, ...] = tuple(
-            card_points(c, td_bonus=rules.td_bonus) for c in range(DECK_SIZE)
-        )
+        self.table = table = PlayRules(rules)
+        self.n = table.n
+        self.stock_mode = table.stock_mode
+        self.forbid_mask = table.forbid_mask
+        self.play_breaks = table.play_breaks
+        self.discard_breaks = table.discard_breaks
+        self.no_first_points = table.no_first_points
+        self.td_bit = table.td_bit
+        self.tricks_per_deal = table.tricks_per_deal
+        self.moon_mode = table.moon_mode
+        self.points_table: tuple[int, ...] = table.points_table
         #: The same by card bit (``1 << card``), for the tricks of observations.
         self.points_of_bit: dict[CardSet, int] = {
             1 << c: p for c, p in enumerate(self.points_table)
@@ -871,38 +961,20 @@ class HeartsGame(Game[HeartsRules]):
         >>> HeartsGame.from_preset("classic-fr", {}).taken_points([1 << 49 | 1 << 21, 1 << 26])
         [3, 1]
         """
-        td_bit = self.td_bit
-        return [
-            (cards & HEART_CARDS).bit_count()
-            + (13 if cards & QS_BIT else 0)
-            + (TD_BONUS_POINTS if cards & td_bit else 0)
-            for cards in won
-        ]
+        return self.table.taken_points(won)
 
     def score(self, won: Sequence[CardSet]) -> list[int]:
         """A finished deal's points from the cards each seat took, after the moon rule."""
-        final = self.taken_points(won)
-        mode = self.moon_mode
-        if mode != _MOON_NONE:
-            for shooter, cards in enumerate(won):
-                if cards & PENALTY_CARDS == PENALTY_CARDS:
-                    if mode == _MOON_OTHERS:
-                        for seat in range(len(final)):
-                            final[seat] += -MOON_POINTS if seat == shooter else MOON_POINTS
-                    else:
-                        final[shooter] -= 2 * MOON_POINTS
-                    break
-        return final
+        return self.table.score(won)
 
     def dealer(self, deal_index: int) -> int:
         """The dealer of a deal: seat ``deal_index % players`` (the deal passes to the left).
         It only matters in two-player Hearts, when no hand holds a club."""
-        return deal_index % self.n
+        return self.table.dealer(deal_index)
 
     def pass_offset(self, deal_index: int) -> int:
         """Seat offset of the receiver of each pass in that deal (0: no pass)."""
-        offsets = self._offsets
-        return offsets[deal_index % len(offsets)]
+        return self.table.pass_offset(deal_index)
 
     def deal(self, seed: int, deal_index: int) -> tuple[list[CardSet], list[Card]]:
         """The hands (bitmasks) and the left-over cards (in deck order) of a seeded deal.
@@ -911,10 +983,7 @@ class HeartsGame(Game[HeartsRules]):
         ``deck[i]`` goes to seat ``i % players`` for the first ``hand_size * players`` cards;
         the rest, in order, are the reserve or the stock (top first). See docs/dealing.md.
         """
-        deck = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
-        n, dealt = self.n, self._dealt_cards
-        bit = _BITS.__getitem__
-        return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
+        return self.table.deal(shuffled(DECK_SIZE, seed=seed, deal_index=deal_index))
 
     def new_deal(
         self,

@@ -32,11 +32,11 @@ from itertools import repeat, starmap
 
 from games.cards import DECK_SIZE, SUIT_MASKS, Card, CardSet
 from games.hearts import (
-    _BITS,
     PENALTY_CARDS,
     HeartsGame,
     HeartsState,
     Phase,
+    PlayRules,
     exchange,
     first_lead,
 )
@@ -97,7 +97,7 @@ def random_subset(cards: CardSet, count: int, random: Callable[[], float]) -> Ca
 
 def random_deal(game: HeartsGame, deal_index: int, rng: _random.Random) -> HeartsState:
     """A deal drawn from ``rng`` (not from a seed: for simulations only)."""
-    hands, leftover = _deal(game, rng.random)
+    hands, leftover = _deal(game.table, rng.random)
     return HeartsState(game, deal_index, None, hands, leftover)
 
 
@@ -122,7 +122,7 @@ class _Deal:
 
     def __init__(
         self,
-        game: HeartsGame,
+        game: PlayRules,
         hands: list[CardSet],
         trick: list[Card],
         tmask: CardSet,
@@ -163,7 +163,7 @@ def random_playout(
     random = rng.random
     if state.phase is Phase.PASS:
         state = state.clone()
-        count = state._g.rules.pass_count
+        count = state._t.pass_count
         while state.phase is Phase.PASS:
             cards = random_subset(state.hand(state.current_player()), count, random)
             if trace is not None:
@@ -172,7 +172,7 @@ def random_playout(
     if state.phase is Phase.OVER:
         return state.points()
     deal = _Deal(
-        state._g,
+        state._t,
         list(state._hands),
         state.trick_cards(),
         sum(state._trick),
@@ -193,21 +193,22 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
     """Deal at random, pass at random (if the deal has a pass), play at random: the points.
     The fastest way through a whole deal (bench/engine.py measures it)."""
     random = rng.random
-    hands, leftover = _deal(game, random)
-    offset = game.pass_offset(deal_index)
+    table = game.table
+    hands, leftover = _deal(table, random)
+    offset = table.pass_offset(deal_index)
     if offset:
-        count = game.rules.pass_count
+        count = table.pass_count
         passes = [random_subset(hand, count, random) for hand in hands]
         hands = exchange(hands, passes, offset)
-    leader, lead = first_lead(game, hands, deal_index)
-    stock_mode = game.stock_mode
+    leader, lead = first_lead(table, hands, deal_index)
+    stock_mode = table.stock_mode
     reserve = 0
     if not stock_mode:
         for card in leftover:
             reserve |= 1 << card
-    n = game.n
+    n = table.n
     deal = _Deal(
-        game,
+        table,
         hands,
         [],
         0,
@@ -224,13 +225,9 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
     return _play_out(deal, _words(rng), None)
 
 
-def _deal(game: HeartsGame, random: Callable[[], float]) -> tuple[list[CardSet], list[Card]]:
+def _deal(table: PlayRules, random: Callable[[], float]) -> tuple[list[CardSet], list[Card]]:
     keys = list(starmap(random, _NO_ARGS))
-    deck = sorted(_DECK, key=keys.__getitem__)
-    n = game.n
-    dealt = game.rules.hand_size * n
-    bit = _BITS.__getitem__
-    return [sum(map(bit, deck[seat:dealt:n])) for seat in range(n)], deck[dealt:]
+    return table.deal(sorted(_DECK, key=keys.__getitem__))
 
 
 def _play_out(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> list[int]:
