@@ -377,6 +377,9 @@ if TAPIS_SANDBOX not in ("bwrap", "none"):
     raise ImproperlyConfigured(f"TAPIS_SANDBOX={TAPIS_SANDBOX!r}: expected 'bwrap' or 'none'")
 if PRODUCTION and TAPIS_SANDBOX != "bwrap":
     _refusals.append("TAPIS_SANDBOX=none: uploaded bots must run in the bubblewrap sandbox")
+# Fork each sandboxed Python bot from a zygote of its version kept by the worker (judge/zygote.py)
+# instead of starting a sandbox and a Python for every table.
+TAPIS_BOT_ZYGOTES = env_bool("TAPIS_BOT_ZYGOTES", default=True)
 TAPIS_TABLE_LEASE_SECONDS = float(env_str("TAPIS_TABLE_LEASE_SECONDS", "60"))
 TAPIS_TABLE_MAX_ATTEMPTS = int(env_str("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
 TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))

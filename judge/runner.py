@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import os
 import tempfile
 import time
@@ -45,11 +46,13 @@ from judge.seats import BuiltinSeat, ProcessSeat, decision_times_summary
 
 if TYPE_CHECKING:
     from judge.sandbox import BotProcess, SandboxLimits
+    from judge.zygote import ForkedBot
 
 SandboxMode = Literal["bwrap", "none"]
 ProgressCallback = Callable[[int, int | None], None]
 
 SDK_DIR = Path(__file__).resolve().parent / "sdk"
+log = logging.getLogger(__name__)
 BUILTIN_PREFIX = "builtin:"
 
 
@@ -240,7 +243,7 @@ class _SeatState:
         self.spec = spec
         self.bank = bank
         self.driver: BuiltinSeat | ProcessSeat | None = None
-        self.process: BotProcess | None = None
+        self.process: BotProcess | ForkedBot | None = None
         self.started = 0.0
         self.decisions = 0  # every decision of the seat, replacement included
         self.times: list[float] = []  # the bot's own decisions
@@ -265,6 +268,7 @@ def run_table(
     sdk_dir: Path | None = SDK_DIR,
     workdir: Path | None = None,
     cpu: int | Literal["auto"] | None = None,
+    zygotes: bool = False,
 ) -> TableResult:
     """Play a table to its end and return its result. Nothing a bot does raises out of here.
 
@@ -279,6 +283,11 @@ def run_table(
     sequential, and on one CPU a decision round trip avoids the cross-CPU wake-ups that cost
     more than the work itself (bench/judge.py); run one table per CPU. None leaves the
     scheduler free.
+
+    ``zygotes`` (sandboxed Python bots only) forks each bot from a zygote kept by this process
+    for its version (judge.zygote) instead of starting a sandbox and a Python for it: the bot
+    still gets a process and a ``/tmp`` of its own, and the start costs a fork. Worth it
+    wherever the same versions play table after table (the tournament workers).
     """
     limits = limits if limits is not None else Limits()
     table_options = dict(options or {})
@@ -311,6 +320,7 @@ def run_table(
             workdir=workdir,
             replacement=replacement,
             on_progress=on_progress,
+            zygotes=zygotes and sandbox == "bwrap",
         )
         stack.callback(table.kill_all)
         return table.play()
@@ -329,8 +339,10 @@ class _Table:
         workdir: Path,
         replacement: str,
         on_progress: ProgressCallback | None,
+        zygotes: bool = False,
     ) -> None:
         self.engine = engine
+        self.zygotes = zygotes
         self.specs = specs
         self.seed = seed
         self.limits = limits
@@ -377,17 +389,24 @@ class _Table:
         spec = state.spec
         assert spec.path is not None
         directory = self.workdir / f"seat{state.index}"
-        try:
-            prepared: PreparedBot = prepare(spec.path, directory)
-            self.prepared.append(directory)
+        limits = self.limits.resources or SandboxLimits()
+        sdk_dir = compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
+        process: BotProcess | ForkedBot | None = None
+        if self.zygotes and sdk_dir is not None:
             state.started = time.perf_counter()
-            process = spawn_bot(
-                prepared.command,
-                bot_dir=prepared.directory,
-                mode=self.sandbox,
-                limits=self.limits.resources or SandboxLimits(),
-                sdk_dir=compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None,
-            )
+            process = self.forked(spec.path, sdk_dir, limits)
+        try:
+            if process is None:
+                prepared: PreparedBot = prepare(spec.path, directory)
+                self.prepared.append(directory)
+                state.started = time.perf_counter()
+                process = spawn_bot(
+                    prepared.command,
+                    bot_dir=prepared.directory,
+                    mode=self.sandbox,
+                    limits=limits,
+                    sdk_dir=sdk_dir,
+                )
         except (PackageError, SandboxError, OSError) as exc:
             self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")
             self.replace(state)
@@ -405,6 +424,18 @@ class _Table:
             return
         state.driver = driver
         driver.hello(self.hello(state.index))
+
+    def forked(self, package: Path, sdk_dir: Path, limits: SandboxLimits) -> ForkedBot | None:
+        """The seat's bot forked by a zygote of its version, or None to start it alone (not a
+        Python bot, or the zygote failed: logged, and the normal start says what is wrong)."""
+        from judge import zygote
+        from judge.sandbox import SandboxError
+
+        try:
+            return zygote.lend(package, sdk_dir=sdk_dir, limits=limits, startup=self.limits.startup)
+        except (zygote.ZygoteError, PackageError, SandboxError, OSError) as exc:
+            log.info("bot %s started alone: %s", package, exc)
+            return None
 
     def start(self) -> None:
         for state in self.seats:

@@ -387,6 +387,7 @@ def spawn_bot(
     limits: SandboxLimits = SandboxLimits(),
     sdk_dir: Path | None = None,
     cwd: str = BOT_ROOT,
+    pass_fds: Sequence[int] = (),
 ) -> BotProcess:
     """Start a bot: ``command`` is its argv as seen inside the sandbox.
 
@@ -407,6 +408,9 @@ def spawn_bot(
     names the one at fault); a folder or file deeper that the bot cannot read
     makes the bot fail when it opens it.
 
+    ``pass_fds`` are descriptors the bot inherits under the same numbers (besides its stdin,
+    stdout and stderr; judge.zygote passes its control socket so).
+
     Raises :class:`SandboxError` when the sandbox cannot be set up; a bot that
     starts and then fails is a :class:`BotProcess` whose ``poll()`` tells.
     """
@@ -416,7 +420,11 @@ def spawn_bot(
     if not cwd.startswith("/"):
         raise SandboxError(f"cwd must be an absolute path inside the sandbox, not {cwd!r}")
     if mode == "bwrap":
-        return _spawn_bwrap(argv, bot_dir=bot_dir, sdk_dir=sdk, limits=limits, cwd=cwd)
+        return _spawn_bwrap(
+            argv, bot_dir=bot_dir, sdk_dir=sdk, limits=limits, cwd=cwd, pass_fds=pass_fds
+        )
+    if pass_fds:
+        raise SandboxError("pass_fds is for sandboxed bots only")
     if mode == "none":
         return _spawn_unsandboxed(argv, bot_dir=bot_dir, sdk_dir=sdk, limits=limits, cwd=cwd)
     raise SandboxError(f"unknown sandbox mode {mode!r} (expected 'bwrap' or 'none')")
@@ -450,7 +458,13 @@ def _bot_env(sdk: bool) -> dict[str, str]:
 
 
 def _spawn_bwrap(
-    argv: list[str], *, bot_dir: Path, sdk_dir: Path | None, limits: SandboxLimits, cwd: str
+    argv: list[str],
+    *,
+    bot_dir: Path,
+    sdk_dir: Path | None,
+    limits: SandboxLimits,
+    cwd: str,
+    pass_fds: Sequence[int] = (),
 ) -> BotProcess:
     # The bot is pid 1 of its pid namespace (--as-pid-1): orphans of the bot are reparented to
     # it, and when it dies the kernel kills everything else in the namespace. Without it,
@@ -505,7 +519,7 @@ def _spawn_bwrap(
                 env=env,  # nothing of the judge's environment, not even in bubblewrap
                 cwd="/",
                 close_fds=True,
-                pass_fds=child_fds,
+                pass_fds=[*child_fds, *pass_fds],
                 process_group=0,
             )
         except OSError as exc:

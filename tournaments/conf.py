@@ -5,6 +5,9 @@ environment (README.md and docs/operations.md document each one).
     How workers run uploaded bots: ``"bwrap"`` (the sandbox, the default) or ``"none"`` (no
     isolation at all: only for trusted bots on a development machine, and only when
     ``TAPIS_ALLOW_UNSANDBOXED`` is on too; production refuses it).
+``TAPIS_BOT_ZYGOTES``
+    Whether workers fork sandboxed Python bots from a zygote of their version
+    (judge/zygote.py) rather than starting a sandbox for every table. Default on.
 ``TAPIS_TABLE_LEASE_SECONDS``
     How long a claimed table stays claimed without news from its worker. The worker renews
     the lease every third of it while it plays; the sweep re-queues a table whose lease ran out
@@ -40,6 +43,10 @@ def sandbox_mode() -> Literal["bwrap", "none"]:
         logger.warning("TAPIS_SANDBOX=none: uploaded bots run WITHOUT ANY ISOLATION")
         return "none"
     return "bwrap"
+
+
+def bot_zygotes() -> bool:
+    return bool(settings.TAPIS_BOT_ZYGOTES)
 
 
 def lease_seconds() -> float:

@@ -847,6 +847,7 @@ def table_play(*, table: Table) -> TableResult:
         seed=table.deal_seed,
         limits=tournament_limits(tournament=tournament),
         sandbox=conf.sandbox_mode(),
+        zygotes=conf.bot_zygotes(),
     )
 
 

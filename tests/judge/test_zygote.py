@@ -1,0 +1,179 @@
+"""Zygotes (judge/zygote.py, judge/sdk/_tapis_zygote.py): a bot forked for each table from a
+sandbox kept per version must see what a bot started alone sees, and nothing of earlier tables."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge import TableResult, run_table, zygote
+from judge.runner import SDK_DIR
+
+pytestmark = pytest.mark.usefixtures("bwrap_works")
+
+# A bot whose name reports what it finds at its start: whether /tmp holds anything, how many
+# other processes its sandbox has, its uid, and how it was started.
+PROBE = """\
+import os, sys
+from tapis_bot import Bot, run
+
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+state = "%d %d %d %d %d %s" % (  # a bot's name is short: tmp procs uid main argv path0
+    len(os.listdir("/tmp")), len(others), os.getuid(), __name__ == "__main__",
+    sys.argv == [__file__], sys.path[0],
+)
+with open("/tmp/left-behind", "w") as f:
+    f.write("x")
+os.mkdir("/tmp/dir")
+os.chmod("/tmp/dir", 0)
+if os.fork() == 0:  # a daemon that would outlive the table
+    os.setsid()
+    os.execv("/usr/bin/sleep", ["sleep", "600"])
+
+
+class Probe(Bot):
+    name = state
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(Probe())
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_idle_zygotes() -> Iterator[None]:
+    zygote.retire_all()
+    yield
+    zygote.retire_all()
+
+
+def write_bot(tmp_path: Path, source: str, name: str = "bot.py") -> Path:
+    tmp_path.chmod(0o755)
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def table(bots: list[Path | str], *, seed: int = 1, zygotes: bool = True) -> TableResult:
+    return run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(b) for b in bots],
+        deals=2,
+        seed=seed,
+        sandbox="bwrap",
+        sdk_dir=SDK_DIR,
+        zygotes=zygotes,
+    )
+
+
+def test_a_forked_bot_plays_exactly_as_a_bot_started_alone(tmp_path: Path) -> None:
+    first = write_bot(
+        tmp_path,
+        "from tapis_bot import Bot, run\n"
+        "class F(Bot):\n    name = 'f'\n"
+        "    def act(self, o, legal):\n        return legal[-1]\n"
+        "run(F())\n",
+    )
+    alone = table([first, first, "builtin:lowest", "builtin:random"], zygotes=False)
+    forked = table([first, first, "builtin:lowest", "builtin:random"])
+    again = table([first, first, "builtin:lowest", "builtin:random"])
+    assert forked.faults == alone.faults == ()
+    assert forked.deal_points == alone.deal_points == again.deal_points
+    assert [d["actions"] for d in forked.log["deals"]] == [d["actions"] for d in alone.log["deals"]]
+    assert zygote.idle_count() == 2  # one per seat of the version, kept for the next table
+
+
+def test_each_table_starts_clean_in_a_reused_zygote(tmp_path: Path) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    names = []
+    for seed in (1, 2, 3):
+        result = table([probe, "builtin:lowest", "builtin:lowest", "builtin:lowest"], seed=seed)
+        assert result.faults == ()
+        names.append(result.seats[0].name)
+    assert zygote.idle_count() == 1
+    assert len(set(names)) == 1  # the same uid each time: the same zygote
+    tmp, procs, uid, main, argv, path0 = names[0].split()
+    assert tmp == "0"  # the file and the unreadable folder of the last table: gone
+    assert procs == "0"  # the daemon of the last table: killed
+    assert int(uid) >= 1_100_000 or os.geteuid() != 0
+    assert main == argv == "1"  # run as __main__, sys.argv as python3 would set it
+    assert path0 == "/bot"
+
+
+def test_one_version_at_two_seats_gets_two_zygotes(tmp_path: Path) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    result = table([probe, probe, "builtin:lowest", "builtin:lowest"])
+    uids = {seat.name.split()[2] for seat in result.seats[:2] if seat.name}
+    assert len(uids) == 2  # never two seats in one sandbox
+    assert zygote.idle_count() == 2
+
+
+def test_a_crash_is_the_bots_and_the_zygote_serves_the_next_table(tmp_path: Path) -> None:
+    crash = write_bot(tmp_path, "import sys\nsys.stderr.write('boom\\n')\nsys.exit(3)\n")
+    alone = table([crash, "builtin:lowest", "builtin:lowest", "builtin:lowest"], zygotes=False)
+    result = table([crash, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    assert [f.kind.value for f in result.faults] == ["crash"]
+    assert result.faults[0].detail == alone.faults[0].detail == "the bot exited with status 3"
+    assert result.seats[0].log == alone.seats[0].log == "boom\n"
+    assert zygote.idle_count() == 1
+    again = table([crash, "builtin:lowest", "builtin:lowest", "builtin:lowest"], seed=2)
+    assert [f.kind.value for f in again.faults] == ["crash"]
+    assert zygote.idle_count() == 1
+
+
+def test_a_bot_that_hangs_after_bye_is_killed_and_the_zygote_kept(tmp_path: Path) -> None:
+    hang = write_bot(
+        tmp_path,
+        "import time\nfrom tapis_bot import Bot, run\n"
+        "class H(Bot):\n    name = 'h'\n    def act(self, o, legal):\n        return legal[0]\n"
+        "run(H())\nwhile True:\n    time.sleep(1)\n",
+    )
+    result = table([hang, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    assert result.faults == ()
+    assert zygote.idle_count() == 1
+
+
+def test_a_dead_zygote_is_replaced(tmp_path: Path) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    table([probe, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    (idle,) = zygote._idle
+    pid = idle.process.sandbox_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    result = table([probe, "builtin:lowest", "builtin:lowest", "builtin:lowest"], seed=2)
+    assert result.faults == ()
+    assert zygote.idle_count() == 1
+    assert zygote._idle[0] is not idle
+
+
+def test_a_changed_package_gets_a_new_zygote(tmp_path: Path) -> None:
+    bot = write_bot(
+        tmp_path,
+        "from tapis_bot import Bot, run\nclass A(Bot):\n    name = 'a'\n"
+        "    def act(self, o, legal):\n        return legal[0]\nrun(A())\n",
+    )
+    assert table([bot, "builtin:lowest", "builtin:lowest", "builtin:lowest"]).seats[0].name == "a"
+    bot.write_text(bot.read_text().replace("'a'", "'bb'"))
+    assert table([bot, "builtin:lowest", "builtin:lowest", "builtin:lowest"]).seats[0].name == "bb"
+
+
+def test_the_zygote_refuses_to_run_outside_a_pid_namespace() -> None:
+    # Its clean kills every process it may signal: outside a sandbox that would be the host's.
+    done = subprocess.run(
+        ["/usr/bin/python3", "-S", str(SDK_DIR / "_tapis_zygote.py"), "0"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "refusing to run outside a pid namespace" in done.stderr
