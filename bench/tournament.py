@@ -14,6 +14,13 @@ Run from the repository root, with PostgreSQL and Redis up::
 the benchmark makes a database of its own there and drops it at the end. ``CELERY_BROKER_URL``
 (default ``redis://127.0.0.1:6379/1``) is the broker; the benchmark uses a queue of its own.
 It prints figures and asserts nothing (goal: at least 100 deals/s).
+
+The workers run as in production: bots forked from zygotes (``TAPIS_BOT_ZYGOTES``, on by
+default; ``--no-zygotes`` starts a sandbox and a Python for every seat of every table instead),
+the engine compiled when ``make compile`` built it (``games.ENGINE``). The warm-up tournament
+(the same 16 bot versions, one round of one deal) starts the workers' zygotes, as the first
+tables of a long-running worker would; the timed tournaments reuse them, which is what a
+worker does all day. The figures of the first run and the others would differ if they did not.
 """
 
 from __future__ import annotations
@@ -273,6 +280,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="tournaments to time")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument(
+        "--no-zygotes",
+        action="store_true",
+        help="start every bot alone in its sandbox, without the workers' zygotes",
+    )
+    parser.add_argument(
         "--sandbox",
         choices=["bwrap", "none"],
         default="bwrap",
@@ -280,6 +292,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     os.environ["TAPIS_SANDBOX"] = args.sandbox
+    os.environ["TAPIS_BOT_ZYGOTES"] = "0" if args.no_zygotes else "1"
     if args.sandbox == "none":
         os.environ["TAPIS_ALLOW_UNSANDBOXED"] = "1"
 
@@ -288,6 +301,7 @@ def main() -> int:
     django.setup()
     from django.db import connection
 
+    import games
     from judge.sandbox import sandbox_status
     from tournaments import conf
 
@@ -307,7 +321,8 @@ def main() -> int:
                 f"tournament: hearts/whisthub, {args.entries} entries, {args.rounds} rounds, "
                 f"{args.deals} deals per table; {args.workers} worker processes; "
                 f"sandbox {conf.sandbox_mode()} ({status.bwrap}, seccomp "
-                f"{status.seccomp_instructions} instructions)"
+                f"{status.seccomp_instructions} instructions), "
+                f"zygotes {'on' if conf.bot_zygotes() else 'off'}; engine {games.ENGINE}"
             )
             print(
                 f"host: {os.cpu_count()} cores, load {load:.2f}, database {old_name} (bench copy)"
