@@ -380,6 +380,8 @@ if PRODUCTION and TAPIS_SANDBOX != "bwrap":
 # Fork each sandboxed Python bot from a zygote of its version kept by the worker (judge/zygote.py)
 # instead of starting a sandbox and a Python for every table.
 TAPIS_BOT_ZYGOTES = env_bool("TAPIS_BOT_ZYGOTES", default=True)
+# Run each table (the judge and its bots) on a CPU no other table of the host holds.
+TAPIS_PIN_TABLES = env_bool("TAPIS_PIN_TABLES", default=True)
 TAPIS_TABLE_LEASE_SECONDS = float(env_str("TAPIS_TABLE_LEASE_SECONDS", "60"))
 TAPIS_TABLE_MAX_ATTEMPTS = int(env_str("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
 TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))

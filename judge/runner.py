@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import logging
 import os
 import tempfile
@@ -267,7 +268,7 @@ def run_table(
     on_progress: ProgressCallback | None = None,
     sdk_dir: Path | None = SDK_DIR,
     workdir: Path | None = None,
-    cpu: int | Literal["auto"] | None = None,
+    cpu: int | Literal["auto", "free"] | None = None,
     zygotes: bool = False,
 ) -> TableResult:
     """Play a table to its end and return its result. Nothing a bot does raises out of here.
@@ -281,8 +282,9 @@ def run_table(
     ``cpu`` pins the table (the calling thread, and the bots it starts, which inherit it) to one
     CPU for its duration: ``"auto"`` is the CPU the thread runs on now. A table is strictly
     sequential, and on one CPU a decision round trip avoids the cross-CPU wake-ups that cost
-    more than the work itself (bench/judge.py); run one table per CPU. None leaves the
-    scheduler free.
+    more than the work itself (bench/judge.py); run one table per CPU. ``"free"`` is a CPU
+    that no other table of the host holds (so that workers side by side do not share one),
+    or no pinning when every CPU has its table. None leaves the scheduler free.
 
     ``zygotes`` (sandboxed Python bots only) forks each bot from a zygote kept by this process
     for its version (judge.zygote) instead of starting a sandbox and a Python for it: the bot
@@ -395,6 +397,8 @@ class _Table:
         if self.zygotes and sdk_dir is not None:
             state.started = time.perf_counter()
             process = self.forked(spec.path, sdk_dir, limits)
+            if process is not None:
+                _follow_affinity(process.pid)
         try:
             if process is None:
                 prepared: PreparedBot = prepare(spec.path, directory)
@@ -700,26 +704,76 @@ def current_cpu() -> int | None:
 
 
 @contextlib.contextmanager
-def _pinned(cpu: int | Literal["auto"]) -> Iterator[None]:
+def _pinned(cpu: int | Literal["auto", "free"]) -> Iterator[None]:
     """Run the calling thread (and the processes it starts) on one CPU, then restore."""
     try:
         before = os.sched_getaffinity(0)
     except (AttributeError, OSError):
         yield
         return
-    chosen = current_cpu() if cpu == "auto" else cpu
-    if chosen is None or chosen not in before:
-        chosen = min(before)
+    with contextlib.ExitStack() as stack:
+        if cpu == "free":
+            chosen = stack.enter_context(_free_cpu(before))
+        else:
+            chosen = current_cpu() if cpu == "auto" else cpu
+        if chosen is None or chosen not in before:
+            if cpu == "free":  # every CPU has a table: leave the scheduler free
+                yield
+                return
+            chosen = min(before)
+        try:
+            os.sched_setaffinity(0, {chosen})
+        except OSError:
+            yield
+            return
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, before)
+
+
+CPU_LOCK_DIR = Path(tempfile.gettempdir()) / "tapis-cpu"
+
+
+@contextlib.contextmanager
+def _free_cpu(allowed: set[int]) -> Iterator[int | None]:
+    """A CPU of ``allowed`` that no other table of this host has taken (an ``flock`` on
+    ``$TMPDIR/tapis-cpu/<cpu>.lock`` held meanwhile), or None if all are taken."""
     try:
-        os.sched_setaffinity(0, {chosen})
+        CPU_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
     except OSError:
-        yield
+        yield None
         return
+    start = os.getpid() % len(allowed)  # workers try the CPUs in different orders
+    ordered = sorted(allowed)
+    for cpu in ordered[start:] + ordered[:start]:
+        try:
+            fd = os.open(CPU_LOCK_DIR / f"{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError:
+            break
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        try:
+            yield cpu
+        finally:
+            os.close(fd)  # releases the lock
+        return
+    yield None
+
+
+def _follow_affinity(pid: int) -> None:
+    """Give a forked bot the judge's CPU when the table is pinned (a process started by the
+    judge inherits it; a bot forked by a zygote has the zygote's)."""
     try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, before)
+        mine = os.sched_getaffinity(0)
+        if len(mine) == 1:
+            os.sched_setaffinity(pid, mine)
+    except OSError:
+        pass
 
 
 def _illegal(action: object, exc: Exception) -> str:

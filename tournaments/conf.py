@@ -8,6 +8,8 @@ environment (README.md and docs/operations.md document each one).
 ``TAPIS_BOT_ZYGOTES``
     Whether workers fork sandboxed Python bots from a zygote of their version
     (judge/zygote.py) rather than starting a sandbox for every table. Default on.
+``TAPIS_PIN_TABLES``
+    Whether each table runs on a CPU of its own (``run_table(cpu="free")``). Default on.
 ``TAPIS_TABLE_LEASE_SECONDS``
     How long a claimed table stays claimed without news from its worker. The worker renews
     the lease every third of it while it plays; the sweep re-queues a table whose lease ran out
@@ -47,6 +49,10 @@ def sandbox_mode() -> Literal["bwrap", "none"]:
 
 def bot_zygotes() -> bool:
     return bool(settings.TAPIS_BOT_ZYGOTES)
+
+
+def pin_tables() -> bool:
+    return bool(settings.TAPIS_PIN_TABLES)
 
 
 def lease_seconds() -> float:

@@ -848,6 +848,7 @@ def table_play(*, table: Table) -> TableResult:
         limits=tournament_limits(tournament=tournament),
         sandbox=conf.sandbox_mode(),
         zygotes=conf.bot_zygotes(),
+        cpu="free" if conf.pin_tables() else None,
     )
 
 

@@ -9,7 +9,7 @@ import subprocess
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -101,7 +101,7 @@ def play(
     deals: int | None = None,
     fill: str = "builtin:lowest",
     sdk_dir: Path | None = SDK_DIR,
-    cpu: int | None = None,
+    cpu: int | Literal["auto", "free"] | None = None,
 ) -> TableResult:
     """A table of these bots (the other seats: ``fill``), checked for the invariants every
     table must hold whatever its bots did."""

@@ -430,3 +430,38 @@ def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
     assert result.seats[0].log == f"[{target}]\n"
     assert os.sched_getaffinity(0) == before
     assert current_cpu() in before
+
+
+def test_a_free_cpu_is_one_no_other_table_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import os
+
+    from judge import runner
+
+    monkeypatch.setattr(runner, "CPU_LOCK_DIR", tmp_path / "cpus")
+    (tmp_path / "cpus").mkdir()
+    bot = tmp_path / "affinity.py"
+    bot.write_text(
+        "import os, sys\n"
+        "print(sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)\n"
+        + "\n".join(FIRST_LEGAL_BOT.splitlines())
+        + "\n"
+    )
+    allowed = sorted(os.sched_getaffinity(0))
+    held = []
+    try:
+        for cpu in allowed[:-1]:  # other tables hold every CPU but the last
+            fd = os.open(tmp_path / "cpus" / f"{cpu}.lock", os.O_RDWR | os.O_CREAT)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held.append(fd)
+        assert play([bot], cpu="free").seats[0].log == f"[{allowed[-1]}]\n"
+        fd = os.open(tmp_path / "cpus" / f"{allowed[-1]}.lock", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+        # Every CPU has its table: this one runs unpinned.
+        assert play([bot], cpu="free").seats[0].log == f"{allowed}\n"
+    finally:
+        for fd in held:
+            os.close(fd)

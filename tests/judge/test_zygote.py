@@ -177,3 +177,29 @@ def test_the_zygote_refuses_to_run_outside_a_pid_namespace() -> None:
     )
     assert done.returncode != 0
     assert "refusing to run outside a pid namespace" in done.stderr
+
+
+def test_a_forked_bot_runs_on_the_tables_cpu(tmp_path: Path) -> None:
+    bot = write_bot(
+        tmp_path,
+        "import os, sys\nprint(sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)\n"
+        "from tapis_bot import Bot, run\nclass F(Bot):\n    name = 'f'\n"
+        "    def act(self, o, legal):\n        return legal[0]\nrun(F())\n",
+    )
+    allowed = sorted(os.sched_getaffinity(0))
+    target = allowed[-1]
+    # The zygote starts unpinned (it keeps every CPU), then serves a table pinned to one CPU.
+    for cpu, shown in ((None, allowed), (target, [target])):
+        result = run_table(
+            game="hearts",
+            preset="whisthub",
+            bots=[str(bot), "builtin:lowest", "builtin:lowest", "builtin:lowest"],
+            deals=1,
+            seed=1,
+            sandbox="bwrap",
+            sdk_dir=SDK_DIR,
+            zygotes=True,
+            cpu=cpu,
+        )
+        assert result.seats[0].log == f"{shown}\n"
+    assert zygote.idle_count() == 1
