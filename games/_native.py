@@ -35,6 +35,7 @@ from typing import Final
 COMPILED_MODULES: Final = (
     "games.cards",
     "games.tricks",
+    "games.dealing_fast",
     "games.hearts",
     "games.hearts_fast",
 )

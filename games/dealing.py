@@ -21,10 +21,9 @@ True
 from __future__ import annotations
 
 import hashlib
-import operator
-import struct
-from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import TypeVar
+
+from games.dealing_fast import fisher_yates
 
 T = TypeVar("T")
 
@@ -76,10 +75,10 @@ class DealRng:
 def shuffled(n: int, *, seed: int, deal_index: int, purpose: str = "deal") -> list[int]:
     """A permutation of ``range(n)`` drawn from the stream of (purpose, seed, deal_index).
 
-    Exactly ``DealRng(seed, deal_index, purpose).shuffle(list(range(n)))``, computed faster:
-    the words are hashed in one go and, as no word up to ``2**32 - n`` is ever rejected by
-    ``below(m)`` for ``m <= n``, the shuffle only goes word by word through the reference
-    implementation when some word is above that (fewer than one deal in a million).
+    Exactly ``DealRng(seed, deal_index, purpose).shuffle(list(range(n)))``, computed faster by
+    :func:`games.dealing_fast.fisher_yates` (the words hashed in one go, no rejection test
+    while none can reject), which hands the rare deal where a word might be rejected back to
+    the reference implementation.
     """
     if (
         type(seed) is not int
@@ -89,33 +88,8 @@ def shuffled(n: int, *, seed: int, deal_index: int, purpose: str = "deal") -> li
         or "/" in purpose
     ):
         DealRng(seed, deal_index, purpose)  # raises the reference implementation's error
-    order = list(range(n))
-    if n < 2:
-        return order
-    blocks = (n + 6) // 8  # n - 1 words, eight per block
-    prefix = f"tapis/v1/{purpose}/{seed}/{deal_index}/".encode("ascii")
-    sha256 = hashlib.sha256
-    data = b"".join([sha256(prefix + b"%d" % b).digest() for b in range(blocks)])
-    # below(m) for m <= n never rejects a word up to 2**32 - n. A word above that starts with
-    # three 0xFF bytes when n <= 256, so one search of the bytes usually rules all out; a
-    # false alarm (the three bytes straddling two words) only costs the word-by-word path.
-    if (b"\xff\xff\xff" in data) if n <= 256 else max(_words(data)) > _WORD - n:
+    order = fisher_yates(n, f"tapis/v1/{purpose}/{seed}/{deal_index}/".encode("ascii"))
+    if order is None:
+        order = list(range(n))
         DealRng(seed, deal_index, purpose).shuffle(order)
-        return order
-    # Swap i and below(i + 1) = word mod (i + 1), for i from n - 1 down to 1.
-    i = n - 1
-    for j in list(map(operator.mod, _words(data), range(n, 1, -1))):
-        order[i], order[j] = order[j], order[i]
-        i -= 1
     return order
-
-
-def _words(data: bytes) -> tuple[int, ...]:
-    """The big-endian unsigned 32-bit words of some SHA-256 blocks."""
-    unpack = _UNPACK.get(len(data))
-    if unpack is None:
-        unpack = _UNPACK[len(data)] = struct.Struct(f">{len(data) // 4}I").unpack
-    return cast("tuple[int, ...]", unpack(data))
-
-
-_UNPACK: dict[int, Callable[[bytes], tuple[object, ...]]] = {}

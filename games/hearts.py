@@ -335,13 +335,12 @@ class PlayRules:
     def deal(self, deck: Sequence[Card]) -> tuple[list[CardSet], list[Card]]:
         """The hands and the left-over cards dealt from a shuffled deck (see HeartsGame.deal)."""
         n, dealt = self.n, self.dealt_cards
-        hands = [0] * n
-        seat = 0
-        for card in deck[:dealt]:
-            hands[seat] |= 1 << card
-            seat += 1
-            if seat == n:
-                seat = 0
+        hands = []
+        for seat in range(n):
+            hand = 0
+            for card in deck[seat:dealt:n]:
+                hand |= 1 << card
+            hands.append(hand)
         return hands, list(deck[dealt:])
 
 
