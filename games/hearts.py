@@ -463,7 +463,7 @@ class HeartsState(State):
     def legal_actions(self) -> list[Action]:
         names = self._names
         if names is not None:  # following suit, or the deal is over: a ready tuple
-            return [*names]
+            return list(names)
         if self._phase is _PLAY:
             legal = self._legal
             return [
@@ -487,7 +487,7 @@ class HeartsState(State):
             return
         seat = self._current
         hands = self._hands
-        hands[seat] ^= bit
+        hands[seat] = hands[seat] ^ bit  # not ^=: compiled, an int operation, not a generic one
         trick = self._trick
         if trick:
             trick.append(bit)

@@ -473,14 +473,7 @@ def deal_replay_rows(*, deal: Deal) -> tuple[list[dict[str, object]], list[dict[
         dict(row)
         for row in Seat.objects.filter(table_id=deal.table_id)
         .order_by("position")
-        .values(
-            "position",
-            "entry_id",
-            "house_bot",
-            "substitute",
-            "entry__version__number",
-            "entry__version__bot__name",
-        )
+        .values(*_REPLAY_SEAT_FIELDS)
     ]
     return tricks, seats
 
@@ -564,6 +557,25 @@ def _replay_document(
     }
 
 
+def _replay_text(
+    deal: dict[str, Any], tricks: list[dict[str, Any]], seats: list[dict[str, Any]]
+) -> str:
+    return json.dumps(
+        _replay_document(deal, tricks, seats), ensure_ascii=False, separators=(",", ":")
+    )
+
+
+# The seat columns a replay shows (its label names the bot and version).
+_REPLAY_SEAT_FIELDS = (
+    "position",
+    "entry_id",
+    "house_bot",
+    "substitute",
+    "entry__version__number",
+    "entry__version__bot__name",
+)
+
+
 def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
     """The replay of each of ``deals`` as the API shows it (``api.serializers.
     DealReplaySerializer``: the table's replay header, the deal's log, its tricks, its seats,
@@ -600,25 +612,10 @@ def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
     for seat in (
         Seat.objects.filter(table_id__in={row["table_id"] for row in rows})
         .order_by("table_id", "position")
-        .values(
-            "table_id",
-            "position",
-            "entry_id",
-            "house_bot",
-            "substitute",
-            "entry__version__number",
-            "entry__version__bot__name",
-        )
+        .values("table_id", *_REPLAY_SEAT_FIELDS)
     ):
         seats[seat["table_id"]].append(dict(seat))
-    return {
-        row["id"]: json.dumps(
-            _replay_document(row, tricks[row["id"]], seats[row["table_id"]]),
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-        for row in rows
-    }
+    return {row["id"]: _replay_text(row, tricks[row["id"]], seats[row["table_id"]]) for row in rows}
 
 
 def deal_replay_document(*, deal_id: int) -> str:
@@ -664,8 +661,76 @@ def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
     return StoredReplay(visible=visible, document=document)
 
 
-def replays_to_store(*, table: Table) -> list[DealReplay]:
-    """The replays of a recorded table's deals, ready to be saved (services call this when
-    they record the table)."""
-    documents = deal_replay_documents(deals=Deal.objects.filter(table=table))
-    return [DealReplay(deal_id=pk, document=text) for pk, text in documents.items()]
+def table_replay_seats(*, table_id: int) -> list[dict[str, Any]]:
+    """The seats of a table in order, with what a replay shows of each (``entry_id``,
+    ``house_bot``, ``substitute``, the version's number and bot name)."""
+    rows = Seat.objects.filter(table_id=table_id).order_by("position")
+    return [dict(row) for row in rows.values(*_REPLAY_SEAT_FIELDS)]
+
+
+def _jsonb_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # jsonb keeps an object's keys shorter first, then bytewise (its last value of a key).
+    return dict(sorted(pairs, key=lambda pair: (len(pair[0].encode()), pair[0].encode())))
+
+
+def _jsonb_number(text: str) -> int | float:
+    if "e+" in text:  # 1e+16 and above: jsonb writes every digit, which reads as an integer
+        return int(Decimal(text))
+    number = float(text)
+    return number if number else 0.0  # jsonb's numeric has no negative zero
+
+
+def as_jsonb(value: Any) -> Any:
+    """A JSON value as Django reads it back from a PostgreSQL ``jsonb`` column: objects with
+    their keys in jsonb's order (shorter first, then bytewise), floats of 1e16 and above as
+    integers, no negative zero; tuples as lists, keys as strings.
+
+    >>> as_jsonb({"seed": 1, "a": [1.5e16, -0.0, (2, "x")], "bb": {"z": 1, "y": None}})
+    {'a': [15000000000000000, 0.0, [2, 'x']], 'bb': {'y': None, 'z': 1}, 'seed': 1}
+    """
+    return json.loads(json.dumps(value), object_pairs_hook=_jsonb_object, parse_float=_jsonb_number)
+
+
+def replays_to_store(
+    *,
+    table: Table,
+    deals: list[Deal],
+    tricks: dict[int, list[dict[str, Any]]],
+    seats: list[dict[str, Any]],
+) -> list[DealReplay]:
+    """The replays of the deals of a table being recorded, ready to be saved (services call
+    this when they record the table), exactly as :func:`deal_replay_documents` renders them
+    from the database. ``table`` comes with its round and tournament and its ``result`` set;
+    ``deals`` are the deals just written (with their ids), ``tricks`` their tricks by deal id
+    (number, leader, cards, winner, points), ``seats`` the :func:`table_replay_seats`.
+
+    On PostgreSQL they are rendered from these rows in memory, their JSON values taken as
+    jsonb gives them back (:func:`as_jsonb`); elsewhere the rows are read back."""
+    if connection.vendor != "postgresql":
+        documents = deal_replay_documents(deals=Deal.objects.filter(table=table))
+        return [DealReplay(deal_id=pk, document=text) for pk, text in documents.items()]
+    result = table.result if isinstance(table.result, dict) else {}
+    tournament = table.tournament
+    common = {
+        "replay_header": as_jsonb(result.get("replay_header")),
+        "table_id": table.pk,
+        "table__tournament_id": table.tournament_id,
+        "table__round__number": table.round.number,
+        "table__tournament__game": tournament.game,
+        "table__tournament__preset": tournament.preset,
+    }
+    replays = []
+    for deal in sorted(deals, key=lambda d: d.pk):
+        row = {
+            "id": deal.pk,
+            "index": deal.index,
+            "seed": None if deal.seed is None else int(deal.seed),
+            "record": as_jsonb(deal.record),
+            "passes": as_jsonb(deal.passes),
+            "points": as_jsonb(deal.points),
+            "log": as_jsonb(deal.log),
+            **common,
+        }
+        text = _replay_text(row, tricks.get(deal.pk, []), seats)
+        replays.append(DealReplay(deal_id=deal.pk, document=text))
+    return replays

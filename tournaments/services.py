@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.db import InterfaceError, OperationalError, connection, models, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 import games
@@ -1016,18 +1016,25 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
     Returns False, and changes nothing, if the table was already recorded (a task that ran
     twice) or the tournament is no longer running."""
     with transaction.atomic():
-        round_id = Table.objects.values_list("round_id", flat=True).get(pk=table_id)
         # Lock order everywhere: round, then table. Locking the round serialises the tables
         # of a round, so exactly one of them sees the round complete.
-        round_ = Round.objects.select_for_update().get(pk=round_id)
-        table = Table.objects.select_for_update().get(pk=table_id)
+        round_ = Round.objects.select_for_update().get(
+            pk=Subquery(Table.objects.filter(pk=table_id).values("round_id"))
+        )
+        table = (
+            Table.objects.select_related("tournament")
+            .select_for_update(of=("self",))  # the table's row only, not its tournament's
+            .get(pk=table_id)
+        )
         if table.status == Table.Status.DONE:
             return False
-        tournament = Tournament.objects.get(pk=table.tournament_id)
+        tournament = table.tournament
         if tournament.status != Tournament.Status.RUNNING:
             return False
-        _write_deals(table, tournament, result)
-        _write_seats(table, tournament, result)
+        table.round = round_
+        seats = selectors.table_replay_seats(table_id=table_id)
+        deals, tricks = _write_deals(table, tournament, result)
+        _write_seats(table, tournament, result, seats)
         header = {k: v for k, v in result.log.items() if k != "deals"}
         summary: dict[str, Any] = result.as_json(with_log=False)
         summary["replay_header"] = header
@@ -1039,7 +1046,7 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
         table.error = ""
         table.save(update_fields=["status", "finished_at", "lease_expires_at", "result", "error"])
         # The deals' replays, rendered once: the API sends them as they are.
-        replays = selectors.replays_to_store(table=table)
+        replays = selectors.replays_to_store(table=table, deals=deals, tricks=tricks, seats=seats)
         _insert_rows(
             DealReplay, ("deal_id", "document"), [(r.deal_id, r.document) for r in replays]
         )
@@ -1049,7 +1056,25 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
     return True
 
 
-def _write_deals(table: Table, tournament: Tournament, result: TableResult) -> None:
+# The columns of a deal row as _write_deals writes them (after the id).
+_DEAL_FIELDS = (
+    "table_id",
+    "index",
+    "seed",
+    "record",
+    "passes",
+    "points",
+    "log",
+    "decisions",
+    "faults",
+)
+
+
+def _write_deals(
+    table: Table, tournament: Tournament, result: TableResult
+) -> tuple[list[Deal], dict[int, list[dict[str, Any]]]]:
+    """Write the deals of a played table with their tricks and decisions; return the deals
+    (with their ids) and each deal's tricks by deal id, as the replays show them."""
     engine = _engine(
         tournament.game, tournament.preset, tournament.options, len(result.deal_points)
     )
@@ -1085,14 +1110,20 @@ def _write_deals(table: Table, tournament: Tournament, result: TableResult) -> N
             )
         )
         extras.append((list(state.tricks()), actions, faults_at, times))
-    Deal.objects.bulk_create(deals, batch_size=BULK_BATCH)
+    _insert_deals(deals)
     tricks: list[tuple[object, ...]] = []
     decisions: list[tuple[object, ...]] = []
+    shown: dict[int, list[dict[str, Any]]] = {}
     for deal, (deal_tricks, actions, faults_at, times) in zip(deals, extras, strict=True):
-        tricks.extend(
+        rows = [
             (deal.pk, n, t.leader, list(t.cards), t.winner, t.points)
             for n, t in enumerate(deal_tricks)
-        )
+        ]
+        tricks.extend(rows)
+        shown[deal.pk] = [
+            {"number": n, "leader": leader, "cards": cards, "winner": winner, "points": points}
+            for _, n, leader, cards, winner, points in rows
+        ]
         decisions.extend(
             (
                 deal.pk,
@@ -1106,13 +1137,40 @@ def _write_deals(table: Table, tournament: Tournament, result: TableResult) -> N
         )
     _insert_rows(Trick, ("deal_id", "number", "leader", "cards", "winner", "points"), tricks)
     _insert_rows(Decision, ("deal_id", "step", "seat", "action", "seconds", "fault"), decisions)
+    return deals, shown
+
+
+def _insert_deals(deals: list[Deal]) -> None:
+    """Insert new deals and set their ids, in order. On PostgreSQL, the ids come first from
+    the id column's sequence (one query), then the rows go in with COPY: ``bulk_create``
+    would send every JSON value through psycopg's array of jsonb, which costs far more."""
+    if connection.vendor != "postgresql":
+        Deal.objects.bulk_create(deals, batch_size=BULK_BATCH)
+        return
+    meta = Deal._meta
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [meta.db_table, meta.pk.column, len(deals)],
+        )
+        ids = sorted(row[0] for row in cursor.fetchall())
+    for deal, pk in zip(deals, ids, strict=True):
+        deal.pk = pk
+    _insert_rows(
+        Deal,
+        ("id", *_DEAL_FIELDS),
+        [(deal.pk, *(getattr(deal, field) for field in _DEAL_FIELDS)) for deal in deals],
+    )
+    for deal in deals:
+        deal._state.adding = False  # as bulk_create leaves them: saved rows
 
 
 def _insert_rows(
     model: type[models.Model], fields: Sequence[str], rows: Sequence[tuple[object, ...]]
 ) -> None:
     """Insert many rows at once: PostgreSQL's COPY (the fastest path by far: a table writes
-    hundreds of decisions), else ``bulk_create``. JSON fields take Python values."""
+    hundreds of decisions), else ``bulk_create``. JSON fields take Python values; None is
+    SQL NULL, as the ORM writes it."""
     if not rows:
         return
     if connection.vendor != "postgresql":
@@ -1128,18 +1186,37 @@ def _insert_rows(
     quote = connection.ops.quote_name
     columns = ", ".join(quote(f.column) for f in concrete if isinstance(f, models.Field))
     statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
+    dumps = json.JSONEncoder(separators=(",", ":")).encode
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row(
                 [
-                    json.dumps(value, separators=(",", ":")) if is_json else value
+                    dumps(value) if is_json and value is not None else value
                     for value, is_json in zip(row, json_columns, strict=True)
                 ]
             )
 
 
-def _write_seats(table: Table, tournament: Tournament, result: TableResult) -> None:
-    entries = dict(table.seats.values_list("position", "entry_id"))
+# The columns of a seat that recording a table fills, after the position.
+_SEAT_RESULT_FIELDS = (
+    "score",
+    "total",
+    "place",
+    "points",
+    "faults",
+    "replaced",
+    "decisions",
+    "mean_time",
+    "bot_name",
+    "log",
+)
+
+
+def _write_seats(
+    table: Table, tournament: Tournament, result: TableResult, seats: list[dict[str, Any]]
+) -> None:
+    """Write each seat's result (one UPDATE for all of them) and the table's faults;
+    ``seats`` are the table's seats (:func:`selectors.table_replay_seats`)."""
     points = (
         None
         if tournament.duplicate
@@ -1147,20 +1224,25 @@ def _write_seats(table: Table, tournament: Tournament, result: TableResult) -> N
             result.places, selectors.tournament_place_points(tournament=tournament)
         )
     )
-    # One small UPDATE per seat: cheaper than bulk_update's CASE over every column.
-    for seat_result in result.seats:
-        Seat.objects.filter(table=table, position=seat_result.seat).update(
-            score=seat_result.score,
-            total=seat_result.total,
-            place=seat_result.place,
-            points=_as_points(points[seat_result.seat]) if points is not None else None,
-            faults=len(seat_result.faults),
-            replaced=seat_result.replaced,
-            decisions=seat_result.decisions,
-            mean_time=seat_result.mean_time,
-            bot_name=(seat_result.name or "")[:100],
-            log=seat_result.log,
+    values = [
+        (
+            seat_result.seat,
+            seat_result.score,
+            seat_result.total,
+            seat_result.place,
+            _as_points(points[seat_result.seat]) if points is not None else None,
+            len(seat_result.faults),
+            seat_result.replaced,
+            seat_result.decisions,
+            seat_result.mean_time,
+            (seat_result.name or "")[:100],
+            seat_result.log,
         )
+        for seat_result in result.seats
+    ]
+    if values:
+        _update_seats(table, values)
+    entries = {seat["position"]: seat["entry_id"] for seat in seats}
     Fault.objects.bulk_create(
         [
             Fault(
@@ -1176,6 +1258,41 @@ def _write_seats(table: Table, tournament: Tournament, result: TableResult) -> N
             for f in result.faults
         ]
     )
+
+
+def _update_seats(table: Table, values: list[tuple[Any, ...]]) -> None:
+    """Set the result columns of a table's seats from (position, *_SEAT_RESULT_FIELDS)
+    rows, in one ``UPDATE ... FROM (VALUES ...)`` (one small UPDATE per seat cost the worker
+    and the server more; ``bulk_update``'s CASE over every column more still). Other
+    databases get one small UPDATE per seat."""
+    if connection.vendor != "postgresql":
+        for position, *columns in values:
+            Seat.objects.filter(table=table, position=position).update(
+                **dict(zip(_SEAT_RESULT_FIELDS, columns, strict=True))
+            )
+        return
+    meta = Seat._meta
+    quote = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in _SEAT_RESULT_FIELDS]
+    assert all(isinstance(f, models.Field) for f in fields)
+    # Each value cast to its column's type: the VALUES list has none of its own (a column
+    # of NULLs would be text).
+    assignments = ", ".join(
+        f"{quote(f.column)} = v.{quote(f.column)}::{f.db_type(connection)}"
+        for f in fields
+        if isinstance(f, models.Field)
+    )
+    names = ", ".join(quote(f.column) for f in fields if isinstance(f, models.Field))
+    row = "(" + ", ".join(["%s"] * (len(fields) + 1)) + ")"
+    table_name = quote(meta.db_table)
+    sql = (
+        f"UPDATE {table_name} SET {assignments} "
+        f"FROM (VALUES {', '.join([row] * len(values))}) AS v(position, {names}) "
+        f"WHERE {table_name}.{quote('table_id')} = %s "
+        f"AND {table_name}.{quote('position')} = v.position"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row_values in values for value in row_values] + [table.pk])
 
 
 def _round_close(round_: Round, tournament: Tournament) -> None:
