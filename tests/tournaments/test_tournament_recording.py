@@ -142,7 +142,7 @@ def test_recorded_rows_and_stored_replays_are_those_the_database_gives_back() ->
             mine.replaced,
             mine.decisions,
             mine.mean_time,
-            mine.name[:100],
+            (mine.name or "")[:100],
             mine.log,
         )
     assert Seat.objects.get(table=table, position=1).bot_name == 'O\'Brien \\ ☃\t"x"'
