@@ -126,3 +126,30 @@ def test_dockerfile_installs_bubblewrap_and_the_project() -> None:
     assert re.search(r"^RUN pip install --no-deps -e /app$", instructions, flags=re.MULTILINE)
     assert "collectstatic" in instructions
     assert re.search(r'^CMD \["gunicorn", "config\.wsgi:application"', dockerfile, flags=re.M)
+
+
+def test_dockerfile_builds_the_compiled_engine() -> None:
+    """The hot engine modules compiled by mypyc in a stage with a C compiler, from the same
+    Python and the same games/ as the service image, copied into it (optional: the stage ends
+    well without them, and games then runs in pure Python)."""
+    dockerfile = (DOCKER / "Dockerfile").read_text()
+    instructions = re.sub(r"\\\n", " ", dockerfile)
+    stages = re.split(r"^FROM ", instructions, flags=re.MULTILINE)[1:]
+    assert len(stages) == 2
+    builder, image = stages
+
+    builder_from = re.match(r"python:(3\.\d+)-(\w+) AS (\w+)", builder)
+    image_from = re.match(r"python:(3\.\d+)-slim-(\w+)\n", image)
+    assert builder_from is not None
+    assert image_from is not None
+    assert builder_from.group(1, 2) == image_from.group(1, 2)  # one Python, one ABI
+    assert re.search(r"^COPY games /app/games$", builder, flags=re.MULTILINE)
+    assert re.search(r"^RUN .*pip install .*\bmypy\b.*python -m games\.compile", builder, re.M)
+    assert re.search(r"mkdir -p /app/games/_compiled$", builder, flags=re.MULTILINE)
+    copied = re.search(
+        rf"^COPY --from={builder_from.group(3)} /app/games/_compiled /app/games/_compiled$",
+        image,
+        flags=re.MULTILINE,
+    )
+    assert copied is not None
+    assert image.index("COPY . /app") < copied.start()
