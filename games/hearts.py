@@ -934,16 +934,10 @@ class HeartsGame(Game[HeartsRules]):
 
     def __init__(self, rules: HeartsRules, preset: str) -> None:
         super().__init__(rules, preset)
+        #: What the play reads of these rules (the state and the fast path hold it).
         self.table = table = PlayRules(rules)
         self.n = table.n
         self.stock_mode = table.stock_mode
-        self.forbid_mask = table.forbid_mask
-        self.play_breaks = table.play_breaks
-        self.discard_breaks = table.discard_breaks
-        self.no_first_points = table.no_first_points
-        self.td_bit = table.td_bit
-        self.tricks_per_deal = table.tricks_per_deal
-        self.moon_mode = table.moon_mode
         self.points_table: tuple[int, ...] = table.points_table
         #: The same by card bit (``1 << card``), for the tricks of observations.
         self.points_of_bit: dict[CardSet, int] = {
