@@ -161,6 +161,26 @@ def test_recording_a_table_takes_few_queries() -> None:
     result = services.table_play(table=table)
     with CaptureQueriesContext(connection) as queries:
         assert services.table_record_result(table_id=table.pk, result=result)
-    # BEGIN, lock the round, lock the table (with its tournament), its seats, the deals' ids,
-    # the seats' results, the table's, is the round complete, COMMIT (COPY is not counted).
-    assert len(queries) == 9, [q["sql"][:80] for q in queries]
+    # BEGIN, lock the round, lock the table, its tournament, its seats, the deals' ids, the
+    # seats' results, the table's, is the round complete, COMMIT (COPY is not counted).
+    assert len(queries) == 10, [q["sql"][:80] for q in queries]
+
+
+def test_claiming_a_table_takes_two_queries() -> None:
+    tournament = make_tournament(rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 4)
+    services.tournament_start(tournament=tournament)
+    table = Table.objects.get(tournament=tournament)
+    with CaptureQueriesContext(connection) as queries:
+        claimed = services.table_claim(table_id=table.pk, worker="w", token="t")
+    assert len(queries) == 2  # the tournament, then the compare-and-set (RETURNING the row)
+    assert claimed is not None
+    assert (claimed.status, claimed.claimed_by, claimed.claim_token, claimed.attempts) == (
+        Table.Status.RUNNING,
+        "w",
+        "t",
+        1,
+    )
+    assert claimed.tournament == tournament
+    assert claimed.round.number == 1
+    assert Table.objects.filter(pk=table.pk, status=Table.Status.RUNNING, attempts=1).exists()
