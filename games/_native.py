@@ -131,7 +131,7 @@ def activate() -> tuple[bool, str]:
     files, why = check_build()
     if files is None:
         if why.startswith("stale"):
-            _warn(f"the compiled engine is {why}: using pure Python")
+            warn(f"the compiled engine is {why}: using pure Python")
         return False, f"pure Python (compiled engine {why})"
     finder = CompiledFinder(files)
     sys.meta_path.insert(0, finder)
@@ -140,21 +140,20 @@ def activate() -> tuple[bool, str]:
     except Exception as exc:  # a broken build must never break the engine: fall back
         sys.meta_path.remove(finder)
         sys.modules.pop(LIBRARY, None)
-        _warn(f"the compiled engine does not load ({type(exc).__name__}: {exc}): using pure Python")
+        warn(f"the compiled engine does not load ({type(exc).__name__}: {exc}): using pure Python")
         return False, "pure Python (the compiled engine does not load)"
     return True, why
 
 
 def in_use(module: ModuleType) -> bool:
     """Whether a module was loaded from a compiled extension."""
-    return isinstance(module.__spec__.loader if module.__spec__ else None, _Extension)
+    loader = module.__spec__.loader if module.__spec__ else None
+    return isinstance(loader, importlib.machinery.ExtensionFileLoader)
 
 
-_Extension = importlib.machinery.ExtensionFileLoader
-
-
-def _warn(message: str) -> None:
-    print(f"warning: games: {message}", file=sys.stderr)
+def warn(message: str) -> None:
+    """One line on stderr, whatever the message holds."""
+    print("warning: games:", " ".join(message.split()), file=sys.stderr)
 
 
 ACTIVE, WHY = activate()

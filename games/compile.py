@@ -30,6 +30,7 @@ from games._native import (
     check_build,
     python_tag,
     sources_digest,
+    warn,
 )
 
 LOG = PACKAGE_DIR / "_compiled.log"
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     problem = _missing_toolchain()
     if problem:
-        _warn(f"{problem}: the engine runs in pure Python")
+        warn(f"{problem}: the engine runs in pure Python")
         return 0
     return _build()
 
@@ -92,10 +93,10 @@ def _build() -> int:
         LOG.write_text(child.stdout + child.stderr)
         if child.returncode != 0:
             last = (child.stderr.strip() or child.stdout.strip() or "no output").splitlines()[-1]
-            _warn(f"the build failed ({last[:200]}; see {LOG}): the engine runs in pure Python")
+            warn(f"the build failed ({last[:200]}; see {LOG}): the engine runs in pure Python")
             return 0
         if sources_digest() != before:
-            _warn("the sources changed during the build: run make compile again")
+            warn("the sources changed during the build: run make compile again")
             return 0
         modules = {name: _built_file(work, name).name for name in (*COMPILED_MODULES, LIBRARY)}
         manifest = {
@@ -160,10 +161,6 @@ def _build_into(work: Path) -> int:
     for scratch in ("c", "lib", "temp"):
         shutil.rmtree(work / scratch)
     return 0
-
-
-def _warn(message: str) -> None:
-    print(f"warning: games: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":
