@@ -739,14 +739,20 @@ def replays_to_store(
     }
     replays = []
     for deal in sorted(deals, key=lambda d: d.pk):
+        # One pass through as_jsonb for the deal's JSON; a deal's record is also its log's
+        # "deal" (the judge's log entry), taken from there when it is the same object.
+        shared = isinstance(deal.log, dict) and deal.log.get("deal", ...) is deal.record
+        passes, points, log, record = as_jsonb(
+            [deal.passes, deal.points, deal.log, None if shared else deal.record]
+        )
         row = {
             "id": deal.pk,
             "index": deal.index,
             "seed": None if deal.seed is None else int(deal.seed),
-            "record": as_jsonb(deal.record),
-            "passes": as_jsonb(deal.passes),
-            "points": as_jsonb(deal.points),
-            "log": as_jsonb(deal.log),
+            "record": log["deal"] if shared else record,
+            "passes": passes,
+            "points": points,
+            "log": log,
             **common,
         }
         text = _replay_text(row, tricks.get(deal.pk, []), seats)
