@@ -19,6 +19,11 @@ from tournaments.models import Deal, DealReplay, Seat, Table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# What these check is PostgreSQL's (COPY, jsonb); the suite runs on PostgreSQL.
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the fast paths are PostgreSQL's"
+)
+
 # JSON whose text jsonb does not give back as written: keys reordered (shorter first, then
 # bytewise), 1e16 and above written out in full, no negative zero; and text to escape.
 ODD: dict[str, Any] = {
@@ -52,6 +57,7 @@ def _deal_rows(table: Table) -> list[tuple[Any, ...]]:
         return cursor.fetchall()
 
 
+@postgresql_only
 def test_deals_go_in_as_bulk_create_writes_them() -> None:
     first = _claimed()
     second = Table.objects.filter(round=first.round).exclude(pk=first.pk).get()
@@ -108,6 +114,7 @@ def _odd_result(result: TableResult) -> TableResult:
     return dataclasses.replace(result, log=log, seats=tuple(seats))
 
 
+@postgresql_only
 def test_recorded_rows_and_stored_replays_are_those_the_database_gives_back() -> None:
     table = _claimed()
     result = _odd_result(services.table_play(table=table))
@@ -156,6 +163,7 @@ def test_duplicate_play_leaves_the_points_to_the_round() -> None:
     assert all(seat.place is not None for seat in seats)
 
 
+@postgresql_only
 def test_recording_a_table_takes_few_queries() -> None:
     table = _claimed()
     result = services.table_play(table=table)
