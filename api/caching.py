@@ -2,7 +2,10 @@
 
 * Final standings (a finished or cancelled tournament), and live standings under a key that
   moves with every recorded table and entry (``selectors.standings_version``).
-* Deal replays, once their table is finished (a replay never changes after that).
+
+Not replays: each is stored once rendered, and sent with a single prepared query
+(:mod:`api.replays`); requested at random over many deals, a cache in front would mostly miss
+and add its own round trip (and a copy of the bytes) to nearly every request.
 
 They live in caches of their own, apart from Django's default cache (which holds the throttle
 counters: one per client, they would push the standings out). By default each web process has
@@ -26,12 +29,11 @@ TIMEOUT = 24 * 3600
 
 _LOCAL = {
     "standings": LocMemCache("tapis-api-standings", {"OPTIONS": {"MAX_ENTRIES": 2000}}),
-    "replays": LocMemCache("tapis-api-replays", {"OPTIONS": {"MAX_ENTRIES": 2000}}),
 }
 
 
 def cache_for(name: str) -> BaseCache:
-    """The cache of ``name`` (``standings`` or ``replays``)."""
+    """The cache of ``name`` (``standings``)."""
     if "api" in settings.CACHES:
         return caches["api"]
     return _LOCAL[name]

@@ -8,6 +8,8 @@ from api import views
 app_name = "api"
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    # First: the most requested path (a URL is matched against the patterns in order).
+    path("deals/<int:pk>/", views.DealReplay.as_view(), name="deal-replay"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     # Accounts
@@ -48,7 +50,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Tables and deals
     path("tables/<int:pk>/", views.TableDetail.as_view(), name="table-detail"),
     path("tables/<int:pk>/log/", views.TableLog.as_view(), name="table-log"),
-    path("deals/<int:pk>/", views.DealReplay.as_view(), name="deal-replay"),
     path("deals/<int:pk>/audit/", views.DealAuditView.as_view(), name="deal-audit"),
     # Rankings
     path("rankings/", views.RankingList.as_view(), name="ranking-list"),

@@ -611,7 +611,10 @@ def _visible_deal(request: Request, pk: int) -> Deal:
 class DealReplay(ApiView):
     """The replay of one deal of a finished table: the hands as dealt, the passes, every
     trick (leader, cards in order, winner, points), every decision with its time and any
-    fault, and the points."""
+    fault, and the points.
+
+    Most requests (anonymous ones, for a replay that may be shown) are answered before they
+    reach this view, by :class:`api.replays.ReplayMiddleware`, with the same bytes."""
 
     permission_classes = [AllowAny]
     serializer_class = s.DealReplaySerializer
@@ -620,19 +623,13 @@ class DealReplay(ApiView):
     def get(self, request: Request, pk: int) -> HttpResponse:
         # The replay was rendered once, when its table was recorded (a recorded deal never
         # changes): it is sent as stored, in one query that also says whether it may be shown.
-        # Replays already shown are kept in the cache, as bytes.
-        replays, key = caching.cache_for("replays"), f"api:v1:replay:{pk}"
-        body: bytes | None = replays.get(key)
-        if body is None:
-            stored = selectors.deal_replay_stored(deal_id=pk)
-            if stored is not None and stored.visible and stored.document is not None:
-                text = stored.document
-            else:  # hidden (say why), missing, or recorded before replays were stored
-                deal = _visible_deal(request, pk)
-                text = selectors.deal_replay_document(deal_id=deal.pk)
-            body = text.encode()
-            replays.set(key, body, caching.TIMEOUT)
-        return _immutable(HttpResponse(body, content_type="application/json"))
+        stored = selectors.deal_replay_stored(deal_id=pk)
+        if stored is not None and stored.visible and stored.document is not None:
+            text = stored.document
+        else:  # hidden (say why), missing, or recorded before replays were stored
+            deal = _visible_deal(request, pk)
+            text = selectors.deal_replay_document(deal_id=deal.pk)
+        return _immutable(HttpResponse(text, content_type="application/json"))
 
 
 class DealAuditView(ApiView):

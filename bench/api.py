@@ -31,11 +31,14 @@ import http.client
 import importlib
 import os
 import random
+import resource
+import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -425,25 +428,26 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn(
-    url: str, port: int, workers: int, threads: int, worker_class: str
-) -> Iterator[subprocess.Popen[bytes]]:
+def gunicorn(url: str, port: int, args: argparse.Namespace) -> Iterator[subprocess.Popen[bytes]]:
     environment = {
         **os.environ,
         "DATABASE_URL": url,
         "DEBUG": "0",
-        "TAPIS_API_THROTTLE_ANON": "off",
-        "TAPIS_API_THROTTLE_USER": "off",
         # As in production: the cache shared by the workers (Redis), unless one is given.
         "CACHE_URL": os.environ.get("CACHE_URL", "redis://127.0.0.1:6379/3"),
     }
+    if args.throttle:  # the production rates (the clients come from many addresses)
+        environment.pop("TAPIS_API_THROTTLE_ANON", None)
+        environment.pop("TAPIS_API_THROTTLE_USER", None)
+    else:
+        environment.update(TAPIS_API_THROTTLE_ANON="off", TAPIS_API_THROTTLE_USER="off")
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
         "config.wsgi:application",
         "--bind", f"127.0.0.1:{port}",
-        "--workers", str(workers),
-        "--threads", str(threads),
-        "--worker-class", worker_class,
+        "--workers", str(args.workers),
+        "--threads", str(args.threads),
+        "--worker-class", args.worker_class,
         "--keep-alive", "30",
         "--backlog", "256",
         "--log-level", "warning",
@@ -479,11 +483,121 @@ def fetch(conn: http.client.HTTPConnection, path: str) -> tuple[int, bytes]:
     return response.status, body
 
 
-REQUEST = "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n"
+# ---------------------------------------------------------------------------------------------
+# Where the CPU goes
+# ---------------------------------------------------------------------------------------------
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float | None:
+    """Seconds of CPU (user and system) used so far by process ``pid`` (None if it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = stat.rpartition(b")")[2].split()  # from the 3rd field on (the name may hold spaces)
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_bytes()
+                if int(stat.rpartition(b")")[2].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def machine_cpu() -> tuple[float, float]:
+    """Seconds of CPU time of the whole machine so far: (busy, total), every CPU summed."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle and iowait
+    return (sum(values) - idle) / CLOCK_TICKS, sum(values) / CLOCK_TICKS
+
+
+class CpuMeter:
+    """The CPU time the service spends while the load runs: the gunicorn workers, and the
+    PostgreSQL backends serving them (each process sampled every 0.2 s, so that a backend
+    whose connection is closed and opened again during the run is counted too)."""
+
+    def __init__(self, url: str, workers: list[int]) -> None:
+        self.url, self.workers = url, workers
+        self.last: dict[tuple[str, int], float] = {}
+        self.start: dict[tuple[str, int], float] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self, conn: Any) -> None:
+        backends = conn.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+        for kind, pids in (("gunicorn", self.workers), ("postgres", [p for (p,) in backends])):
+            for pid in pids:
+                seconds = process_cpu(pid)
+                if seconds is not None:
+                    self.last[kind, pid] = seconds
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            self._sample(conn)
+            self.start = dict(self.last)
+            self.started.set()
+            while not self.stop.wait(0.2):
+                self._sample(conn)
+            self._sample(conn)
+
+    def __enter__(self) -> CpuMeter:
+        self.started = threading.Event()
+        self.machine = machine_cpu()
+        self.thread.start()
+        self.started.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        busy, total = machine_cpu()
+        self.machine_busy = busy - self.machine[0]
+        self.machine_total = total - self.machine[1]
+
+    def used(self, kind: str) -> float:
+        """Seconds of CPU used by the processes of ``kind`` during the run."""
+        return sum(
+            seconds - self.start.get(key, 0.0)  # a process that appeared started from 0
+            for key, seconds in self.last.items()
+            if key[0] == kind
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The load: wrk when it is installed, else clients in Python
+# ---------------------------------------------------------------------------------------------
+
+# Clients' addresses when throttling is on: each request says it comes from one of this many
+# addresses (X-Forwarded-For, which DRF's throttles count by), as if through a proxy.
+ADDRESSES = 10_000
+
+
+def forwarded_for(number: int) -> str:
+    return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
+
+
+REQUEST = "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n{extra}\r\n"
 
 
 async def _client(
-    port: int, paths: list[str], stop: float, seed: int, latencies: list[float]
+    port: int,
+    paths: list[str],
+    stop: float,
+    seed: int,
+    latencies: list[float],
+    addresses: int,
 ) -> tuple[int, int]:
     """One client: a keep-alive connection, requests back to back until ``stop``."""
     rng = random.Random(seed)
@@ -494,9 +608,12 @@ async def _client(
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
         assert reader is not None
         path = rng.choice(paths)
+        extra = ""
+        if addresses:
+            extra = f"X-Forwarded-For: {forwarded_for(rng.randrange(addresses))}\r\n"
         begin = time.perf_counter()
         try:
-            writer.write(REQUEST.format(path=path).encode())
+            writer.write(REQUEST.format(path=path, extra=extra).encode())
             head = await reader.readuntil(b"\r\n\r\n")
             status = int(head[9:12])
             length, close = 0, False
@@ -524,7 +641,9 @@ async def _client(
     return errors, size
 
 
-def load(port: int, paths: list[str], clients: int, seconds: float) -> dict[str, Any]:
+def load_python(
+    port: int, paths: list[str], clients: int, seconds: float, addresses: int
+) -> dict[str, Any]:
     """``clients`` concurrent clients (asyncio, one process) request random ``paths`` back to
     back for ``seconds``: the latency of each request, from sending it to its last byte."""
     latencies: list[float] = []
@@ -532,12 +651,12 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict[str,
     async def run() -> list[tuple[int, int]]:
         stop = time.monotonic() + seconds
         return await asyncio.gather(
-            *(_client(port, paths, stop, seed, latencies) for seed in range(clients))
+            *(_client(port, paths, stop, seed, latencies, addresses) for seed in range(clients))
         )
 
-    begin = time.monotonic()
+    begin, cpu = time.monotonic(), time.thread_time()
     results = asyncio.run(run())
-    elapsed = time.monotonic() - begin
+    elapsed, cpu = time.monotonic() - begin, time.thread_time() - cpu
     errors = sum(e for e, _ in results)
     count = len(latencies)
     if not count:
@@ -550,9 +669,91 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> dict[str,
         "p50": latencies[count // 2] * 1000,
         "p95": latencies[min(count - 1, int(count * 0.95))] * 1000,
         "p99": latencies[min(count - 1, int(count * 0.99))] * 1000,
-        "mean": statistics.fmean(latencies) * 1000,
         "bytes": sum(size for _, size in results) / count,
+        "client_cpu": cpu,
     }
+
+
+# wrk's script: a random path of the list (and a random client address) per request; at the
+# end, one line of figures (latencies in microseconds). wrk runs LuaJIT (Lua 5.1).
+WRK_SCRIPT = """
+local paths, addresses = {}, 0
+init = function(args)
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  math.randomseed(tonumber(args[2]))
+  addresses = tonumber(args[3])
+end
+request = function()
+  local headers = {Accept = "application/json"}
+  if addresses > 0 then
+    local n = math.random(addresses) - 1
+    headers["X-Forwarded-For"] = string.format(
+      "10.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
+  end
+  return wrk.format("GET", paths[math.random(#paths)], headers)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("tapis-wrk %d %d %d %d %d %d %d %d\\n",
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
+    summary.bytes, latency:percentile(50), latency:percentile(95), latency:percentile(99)))
+end
+"""
+
+
+def load_wrk(
+    port: int, paths: list[str], clients: int, seconds: float, addresses: int
+) -> dict[str, Any]:
+    """The same load from wrk (one thread, ``clients`` keep-alive connections, each sending
+    its next request when the last answer is in), a load generator that costs the machine
+    far less CPU than Python clients do."""
+    with tempfile.TemporaryDirectory() as folder:
+        script, listing = Path(folder, "load.lua"), Path(folder, "paths")
+        script.write_text(WRK_SCRIPT)
+        listing.write_text("\n".join(paths) + "\n")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        command = [
+            "wrk", "--threads", "1", "--connections", str(clients),
+            "--duration", f"{max(1, round(seconds))}s", "--timeout", "10s",
+            "--script", str(script), f"http://127.0.0.1:{port}",
+            "--", str(listing), str(random.randrange(1, 2**31)), str(addresses),
+        ]  # fmt: skip
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = next(line for line in output.splitlines() if line.startswith("tapis-wrk "))
+    requests, micros, failed, bad, size, p50, p95, p99 = (int(v) for v in line.split()[1:])
+    if not requests:
+        return {"requests": 0, "errors": failed + bad}
+    return {
+        "requests": requests,
+        "errors": failed + bad,
+        "throughput": requests / (micros / 1e6),
+        "p50": p50 / 1000,
+        "p95": p95 / 1000,
+        "p99": p99 / 1000,
+        "bytes": size / requests,  # with the headers (the Python clients count bodies only)
+        "client_cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+    }
+
+
+def load(
+    args: argparse.Namespace, port: int, paths: list[str], seconds: float, url: str = ""
+) -> dict[str, Any]:
+    """The load of ``args.clients`` clients on ``paths`` for ``seconds``, and (with ``url``,
+    the database's) where the CPU went meanwhile."""
+    run = load_wrk if args.load == "wrk" else load_python
+    addresses = ADDRESSES if args.throttle else 0
+    if not url:
+        return run(port, paths, args.clients, seconds, addresses)
+    with CpuMeter(url, args.worker_pids) as meter:
+        result = run(port, paths, args.clients, seconds, addresses)
+    result.update(
+        gunicorn_cpu=meter.used("gunicorn"),
+        postgres_cpu=meter.used("postgres"),
+        machine_busy=meter.machine_busy,
+        machine_total=meter.machine_total,
+    )
+    return result
 
 
 def warm(port: int, paths: list[str], clients: int) -> None:
@@ -566,7 +767,7 @@ def warm(port: int, paths: list[str], clients: int) -> None:
         while queue:
             path = queue.pop()
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            request = REQUEST.format(path=path).replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n")
+            request = REQUEST.format(path=path, extra="Connection: close\r\n")
             writer.write(request.encode())
             await reader.read()
             writer.close()
@@ -582,12 +783,24 @@ def report(name: str, goal: float, result: dict[str, Any]) -> None:
         print(f"{name:<10} no answers ({result.get('errors')} errors)")
         return
     verdict = "ok" if result["p95"] <= goal and not result["errors"] else "MISSED"
+    count = result["requests"]
     print(
         f"{name:<10} p50 {result['p50']:6.1f} ms   p95 {result['p95']:6.1f} ms "
         f"(goal {goal:.0f} ms: {verdict})   p99 {result['p99']:6.1f} ms   "
-        f"{result['throughput']:6.0f} req/s   {result['requests']:,} requests, "
+        f"{result['throughput']:6.0f} req/s   {count:,} requests, "
         f"{result['errors']} errors, {result['bytes'] / 1024:.1f} KiB each"
     )
+    if "gunicorn_cpu" in result:
+        ours = result["gunicorn_cpu"] + result["postgres_cpu"] + result["client_cpu"]
+        others = max(0.0, result["machine_busy"] - ours)
+        print(
+            f"{'':<10} CPU per request: gunicorn {result['gunicorn_cpu'] / count * 1e6:.0f} us, "
+            f"PostgreSQL {result['postgres_cpu'] / count * 1e6:.0f} us, "
+            f"load generator {result['client_cpu'] / count * 1e6:.0f} us; machine "
+            f"{result['machine_busy'] / result['machine_total']:.0%} busy, "
+            f"{others / result['machine_total']:.0%} by other processes "
+            f"(Redis, the kernel's network, anything else running)"
+        )
 
 
 def main() -> None:
@@ -600,6 +813,24 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=8, help="threads per worker")
     parser.add_argument("--worker-class", default="gthread", help="gthread (keep-alive) or sync")
+    parser.add_argument(
+        "--load",
+        choices=("wrk", "python"),
+        default="wrk" if shutil.which("wrk") else "python",
+        help="the load generator: wrk (the default when installed) or Python clients",
+    )
+    parser.add_argument(
+        "--throttle",
+        action="store_true",
+        help="throttling on, at the production rates, the clients spread over "
+        f"{ADDRESSES:,} addresses (by default it is off)",
+    )
+    parser.add_argument(
+        "--endpoint",
+        choices=("standings", "replay"),
+        action="append",
+        help="measure only this one (may be repeated; by default both)",
+    )
     args = parser.parse_args()
 
     server = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/tapis")
@@ -626,18 +857,27 @@ def main() -> None:
     replays = [f"/api/v1/deals/{pk}/" for pk in rng.sample(deal_ids, min(20_000, len(deal_ids)))]
 
     port = free_port()
+    throttling = (
+        f"throttling on (production rates; clients from {ADDRESSES:,} addresses)"
+        if args.throttle
+        else "throttling off (--throttle: on)"
+    )
     print(
         f"gunicorn ({args.worker_class}): {args.workers} workers x {args.threads} threads; "
-        f"{args.clients} clients, "
-        f"{args.seconds:g} s per endpoint, {os.cpu_count()} CPUs"
+        f"{args.clients} clients ({args.load}), {args.seconds:g} s per endpoint, "
+        f"{os.cpu_count()} CPUs; {throttling}; load average {os.getloadavg()[0]:.2f}"
     )
-    with gunicorn(url, port, args.workers, args.threads, args.worker_class):
+    with gunicorn(url, port, args) as process:
+        args.worker_pids = children_of(process.pid)
         # Warm-up: every worker process computes each tournament's final standings once
         # (then keeps them); the replays are left cold (20,000 random deals of 100,000).
         warm(port, standings * 20, args.clients)
-        load(port, replays, args.clients, min(3.0, args.seconds))
+        load(args, port, replays, min(3.0, args.seconds))
         for name, paths, goal in (("standings", standings, 50.0), ("replay", replays, 30.0)):
-            report(name, goal, load(port, paths, args.clients, args.seconds))
+            if args.endpoint and name not in args.endpoint:
+                continue
+            report(name, goal, load(args, port, paths, args.seconds, url))
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
