@@ -70,8 +70,10 @@ def card_name(card: Card) -> str:
     return RANKS[card % 13] + SUITS[card // 13]
 
 
-def parse_card(name: str) -> Card:
-    """Parse a card name such as ``"QS"``, ``"TD"`` or ``"10D"`` (case does not matter).
+def parse_card(name: object) -> Card:
+    """Parse a card name such as ``"QS"``, ``"TD"`` or ``"10D"`` (case does not matter); anything
+    else raises ValueError (typed ``object``: compiled, a ``str`` parameter would raise
+    TypeError before the check).
 
     >>> parse_card("2C"), parse_card("AS"), parse_card("10d") == parse_card("TD")
     (0, 51, True)

@@ -30,14 +30,24 @@ T = TypeVar("T")
 _WORD = 1 << 32
 
 
+def checked_seed(seed: object) -> int:
+    """``seed`` when it is a seed (a non-negative integer, not a bool), else a ValueError.
+
+    >>> checked_seed(7)
+    7
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"a seed is a non-negative integer, not {seed!r}")
+    return seed
+
+
 class DealRng:
     """The SHA-256 counter-mode stream of one purpose, seed and deal index."""
 
     __slots__ = ("_block", "_prefix", "_words")
 
     def __init__(self, seed: int, deal_index: int, purpose: str = "deal") -> None:
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"a seed is a non-negative integer, not {seed!r}")
+        checked_seed(seed)
         if not isinstance(deal_index, int) or isinstance(deal_index, bool) or deal_index < 0:
             raise ValueError(f"a deal index is a non-negative integer, not {deal_index!r}")
         if "/" in purpose:

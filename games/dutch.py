@@ -980,7 +980,7 @@ def _layout(
                 ids.append(item)
                 continue
             try:
-                card = parse_card(item)  # type: ignore[arg-type]
+                card = parse_card(item)
             except ValueError as exc:
                 raise GameError(str(exc)) from None
             for copy in range(card, total, DECK_SIZE):

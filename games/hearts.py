@@ -45,7 +45,7 @@ from games.cards import (
     names_of,
     parse_card,
 )
-from games.dealing import shuffled
+from games.dealing import checked_seed, shuffled
 from games.errors import GameError, IllegalActionError, OptionError
 from games.options import option
 from games.registry import register
@@ -474,7 +474,9 @@ class HeartsState(State):
             ]
         return self._legal_pass()
 
-    def apply_action(self, action: Action) -> None:
+    def apply_action(self, action: object) -> None:
+        # Parameters that hostile input reaches are typed object, checked here: compiled by
+        # mypyc, a narrower type would raise TypeError before the checks (games/_native.py).
         # The hot path of every simulation: a legal card name in the play phase is one dict
         # lookup and one bit test; anything else (a pass, "10H", an illegal card, a deal
         # that is over) goes to _apply_other, whose checks are complete.
@@ -593,7 +595,7 @@ class HeartsState(State):
             out["reserve_winner"] = self._tricks[0][2] if self._tricks else None
         return out
 
-    def observation(self, seat: int) -> dict[str, JSON]:
+    def observation(self, seat: object) -> dict[str, JSON]:
         """What ``seat`` may know now, JSON-safe: its hand, its own pass and (once everyone
         has passed) the cards it received, the current trick and every finished trick, points
         taken so far per seat, hand sizes, whether hearts are broken, the seat to act, and
@@ -672,7 +674,7 @@ class HeartsState(State):
         """The cards played to the current trick so far, in playing order (card ids)."""
         return [bit.bit_length() - 1 for bit in self._trick]
 
-    def apply_card(self, card: Card) -> None:
+    def apply_card(self, card: object) -> None:
         """Play a card id for the seat to play: checked like :meth:`apply_action`, without
         the names (for bots and simulations that work in card ids)."""
         if self._phase is not _PLAY:
@@ -698,7 +700,7 @@ class HeartsState(State):
 
     # -- phases ------------------------------------------------------------------------------
 
-    def _apply_other(self, action: Action) -> None:
+    def _apply_other(self, action: object) -> None:
         """Every action but a legal card name in the play phase: a pass, a card spelt another
         way ("10H", "qs"), or an illegal action (raises IllegalActionError, changes nothing)."""
         phase = self._phase
@@ -717,7 +719,7 @@ class HeartsState(State):
         combos = itertools.combinations(names, self._t.pass_count)
         return cast("list[Action]", list(map(list, combos)))
 
-    def _apply_pass(self, action: Action) -> None:
+    def _apply_pass(self, action: object) -> None:
         count = self._t.pass_count
         if not isinstance(action, list | tuple):
             raise IllegalActionError(
@@ -816,7 +818,7 @@ class HeartsState(State):
 
     # -- messages ----------------------------------------------------------------------------
 
-    def _parse_play(self, action: Action) -> Card:
+    def _parse_play(self, action: object) -> Card:
         if not isinstance(action, str):
             raise IllegalActionError(
                 f"play one card: a card name such as 'QS' or 'TD', not {action!r}"
@@ -980,8 +982,8 @@ class HeartsGame(Game[HeartsRules]):
 
     def new_deal(
         self,
-        deal_index: int = 0,
-        seed: int | None = None,
+        deal_index: object = 0,
+        seed: object = None,
         hands: Sequence[Sequence[str]] | None = None,
         *,
         reserve: Sequence[str] | None = None,
@@ -999,8 +1001,9 @@ class HeartsGame(Game[HeartsRules]):
                 raise GameError("a deal needs a seed or explicit hands")
             if reserve is not None or stock is not None:
                 raise GameError("reserve and stock go with explicit hands, not with a seed")
-            masks, leftover = self.deal(seed, deal_index)
-            return HeartsState(self, deal_index, seed, masks, leftover)
+            checked = checked_seed(seed)
+            masks, leftover = self.deal(checked, deal_index)
+            return HeartsState(self, deal_index, checked, masks, leftover)
         if seed is not None:
             raise GameError("give a seed or explicit hands, not both")
         return self._explicit_deal(deal_index, None, hands, reserve, stock)
