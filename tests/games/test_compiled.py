@@ -168,9 +168,9 @@ def test_no_build_is_pure_python_and_silent(tmp_path: Path) -> None:
     assert engine == "pure Python (compiled engine not built (run make compile))"
 
 
-def _compile(root: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def _compile(root: Path, *flags: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "games.compile"],
+        [sys.executable, *flags, "-m", "games.compile"],
         cwd=root,
         env=_environment(PYTHONPATH=str(root), TAPIS_PURE_PYTHON="1", **env),
         capture_output=True,
@@ -191,6 +191,20 @@ def test_without_a_c_compiler_the_build_warns_and_succeeds(tmp_path: Path) -> No
     assert "the engine runs in pure Python" in done.stderr
     assert not (root / "games" / "_compiled").exists()
     assert _report(root)[:2] == (False, False)
+
+
+def test_without_mypyc_the_build_warns_and_succeeds(tmp_path: Path) -> None:
+    """``make run`` installs Tapis without the dev extra, hence without mypy."""
+    root = _copy(tmp_path, build=False)
+
+    done = _compile(root, "-S")  # no site-packages: the engine (stdlib only) but no mypyc
+
+    assert done.returncode == 0
+    assert done.stderr == (
+        "warning: games: mypyc is not installed (pip install -e '.[dev]'): "
+        "the engine runs in pure Python\n"
+    )
+    assert not (root / "games" / "_compiled").exists()
 
 
 def test_a_failed_build_warns_and_leaves_pure_python(tmp_path: Path) -> None:
