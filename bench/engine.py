@@ -5,6 +5,10 @@ way, and its own C++ loop), with the ratios. Prints figures; asserts nothing.
     .venv/bin/python bench/engine.py                 # every game and preset, 2 s each, best of 3
     .venv/bin/python bench/engine.py --game hearts --seconds 1 --repeat 5
 
+The first line says which engine runs (``games.ENGINE``): the hot modules compiled by mypyc
+when ``make compile`` built them from the current sources, else pure Python;
+``TAPIS_PURE_PYTHON=1`` measures the pure-Python engine. The loops are the same either way.
+
 A "deal" is one deal from its start to its end. What each figure includes:
 
 - named API (every game and preset): ``game.new_deal(deal_index, seed=...)``, i.e. the
