@@ -10,6 +10,7 @@ alone. ``--check`` only says which engine ``import games`` would use.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -34,6 +35,7 @@ from games._native import (
 )
 
 LOG = PACKAGE_DIR / "_compiled.log"
+LOCK = PACKAGE_DIR / "_compiled.lock"
 #: mypyc's group: one shared library, inside the package, for every compiled module.
 GROUP = LIBRARY.removesuffix("__mypyc")
 
@@ -47,17 +49,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.into is not None:
         return _build_into(args.into)
     if args.check:
-        files, why = check_build()
-        print("compiled" if files else "pure Python", f"({why})")
+        import games
+
+        print(games.ENGINE)  # what `import games` does here and now
         return 0
-    if not args.force and check_build()[0] is not None:
-        print("games: the compiled engine is up to date")
-        return 0
-    problem = _missing_toolchain()
-    if problem:
-        warn(f"{problem}: the engine runs in pure Python")
-        return 0
-    return _build()
+    # One build at a time (two `make test` in one checkout): the second waits, then finds the
+    # first one's build up to date.
+    with LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not args.force and check_build()[0] is not None:
+            print("games: the compiled engine is up to date")
+            return 0
+        problem = _missing_toolchain()
+        if problem:
+            warn(f"{problem}: the engine runs in pure Python")
+            return 0
+        return _build()
 
 
 def _missing_toolchain() -> str | None:
