@@ -3,16 +3,13 @@ they matter; the migration's PostgreSQL backfill renders the same JSON as the se
 
 from __future__ import annotations
 
-import doctest
 import importlib
 import json
-from typing import Any
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from api import replays, views
 from tournaments import selectors
 from tournaments.models import Deal, DealReplay, Seat, Table
 
@@ -43,78 +40,6 @@ def test_a_stored_replay_is_sent_as_stored_in_one_query(world: World) -> None:
         assert "max-age" in response["Cache-Control"]
         assert len(queries) == 1
         assert response.content.decode() == DealReplay.objects.get(deal_id=pk).document
-
-
-def _broken_view(*args: Any, **kwargs: Any) -> Any:
-    raise AssertionError("the lean path should have answered")
-
-
-def test_anonymous_replays_are_answered_before_drf(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(views.DealReplay, "get", _broken_view)
-    response = world.client("anonymous").get(f"/api/v1/deals/{world.deal_done.pk}/")
-    assert response.status_code == 200
-    assert response.json()["id"] == world.deal_done.pk
-
-
-def test_the_lean_answer_is_the_views_byte_for_byte(world: World) -> None:
-    """An anonymous client gets the lean path's answer, a logged-in one DRF's: the same body
-    and the same headers (those of the middleware after the lean path's too)."""
-    path = f"/api/v1/deals/{world.deal_done.pk}/"
-    lean = world.client("anonymous").get(path)
-    drf = world.client("author").get(path)
-    assert lean.status_code == drf.status_code == 200
-    assert lean.content == drf.content
-    assert dict(lean.headers) == dict(drf.headers)
-    assert int(lean["Content-Length"]) == len(lean.content)
-
-
-@pytest.mark.parametrize(
-    ("extra", "status"),
-    [
-        ({"HTTP_ACCEPT": "text/html"}, 406),  # DRF's content negotiation says no
-        ({"QUERY_STRING": "format=xml"}, 404),  # DRF's format override: no such renderer
-        ({"HTTP_AUTHORIZATION": "Token not-a-token"}, 401),  # a bad token is refused
-        ({"HTTP_HOST": "evil.example"}, 400),  # a host the site does not serve
-    ],
-)
-def test_requests_the_lean_path_may_not_answer_get_the_views_answer(
-    world: World, extra: dict[str, str], status: int
-) -> None:
-    response = world.client("anonymous").get(f"/api/v1/deals/{world.deal_done.pk}/", **extra)
-    assert_error(response, status)
-
-
-def test_other_methods_and_odd_paths_go_to_the_view(world: World) -> None:
-    client = world.client("anonymous")
-    pk = world.deal_done.pk
-    head = client.head(f"/api/v1/deals/{pk}/")
-    assert (head.status_code, head.content) == (200, b"")
-    assert_error(client.post(f"/api/v1/deals/{pk}/"), 405)
-    indented = client.get(f"/api/v1/deals/{pk}/", HTTP_ACCEPT="application/json; indent=4")
-    assert indented.content == client.get(f"/api/v1/deals/{pk}/").content
-    # The URL takes ASCII digits only (int("\u0661") is 1); a number past bigint is no deal.
-    for path in ("/api/v1/deals/\u0661/", f"/api/v1/deals/{2**64}/", f"/api/v1/deals/{pk}"):
-        assert_error(client.get(path), 404, "not_found")
-
-
-def test_the_lean_path_throttles_like_the_view(world: World, settings: Any) -> None:
-    """The same counters as every other endpoint (a client's requests add up), and the same
-    429."""
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"anon": "3/minute", "user": None},
-    }
-    client = world.client("anonymous")
-    path = f"/api/v1/deals/{world.deal_done.pk}/"
-    assert client.get("/api/v1/games/").status_code == 200
-    assert client.get(path).status_code == 200
-    assert client.get(path).status_code == 200
-    for refused in (client.get(path), client.get("/api/v1/games/")):
-        assert_error(refused, 429, "throttled")
-        assert int(refused["Retry-After"]) > 0
-    assert world.client("author").get(path).status_code == 200  # counted per user
 
 
 def test_the_prepared_statement_is_prepared_again_on_a_new_connection(world: World) -> None:
@@ -200,9 +125,3 @@ def test_the_backfill_renders_what_the_selectors_render(world: World) -> None:
     assert [d["fault"] for d in replay["decisions"]][5:10] == ["illegal", "", "", "", "crash"]
     assert replay["decisions"][-1]["seconds"] == 0.0
     assert len(replay["faults"]) == 3
-
-
-def test_the_lean_paths_docstring_examples_hold() -> None:
-    results = doctest.testmod(replays)
-    assert results.attempted > 0
-    assert results.failed == 0
