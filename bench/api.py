@@ -756,10 +756,12 @@ def load(
     return result
 
 
-def warm(port: int, paths: list[str], clients: int) -> None:
-    """Request every path of ``paths`` once, ``clients`` at a time, each on a new connection."""
+def warm(port: int, paths: list[str], clients: int, addresses: int) -> None:
+    """Request every path of ``paths`` once, ``clients`` at a time, each on a new connection
+    (from one of ``addresses`` client addresses, if not 0)."""
     queue = list(paths)
-    random.Random(3).shuffle(queue)
+    rng = random.Random(3)
+    rng.shuffle(queue)
 
     async def worker() -> None:
         # A connection per request: each is accepted by whichever worker process is free,
@@ -767,7 +769,10 @@ def warm(port: int, paths: list[str], clients: int) -> None:
         while queue:
             path = queue.pop()
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            request = REQUEST.format(path=path, extra="Connection: close\r\n")
+            extra = "Connection: close\r\n"
+            if addresses:
+                extra += f"X-Forwarded-For: {forwarded_for(rng.randrange(addresses))}\r\n"
+            request = REQUEST.format(path=path, extra=extra)
             writer.write(request.encode())
             await reader.read()
             writer.close()
@@ -871,7 +876,7 @@ def main() -> None:
         args.worker_pids = children_of(process.pid)
         # Warm-up: every worker process computes each tournament's final standings once
         # (then keeps them); the replays are left cold (20,000 random deals of 100,000).
-        warm(port, standings * 20, args.clients)
+        warm(port, standings * 20, args.clients, ADDRESSES if args.throttle else 0)
         load(args, port, replays, min(3.0, args.seconds))
         for name, paths, goal in (("standings", standings, 50.0), ("replay", replays, 30.0)):
             if args.endpoint and name not in args.endpoint:

@@ -290,7 +290,8 @@ _cache_scheme = CACHE_URL.partition("://")[0]
 if _cache_scheme in ("redis", "rediss"):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, keeping its redis-py clients (api/redis_cache.py: the throttles' CPU).
+            "BACKEND": "api.redis_cache.RedisCache",
             "LOCATION": CACHE_URL,
             "KEY_PREFIX": "tapis",
         }
