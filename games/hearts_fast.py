@@ -11,10 +11,11 @@ True
 >>> state.is_terminal()              # the state itself is untouched
 False
 
-The deal shuffles by sorting the cards on ``rng.random()`` keys; the play draws one batch of
-64-bit words per deal with ``rng.getrandbits`` and picks among k cards by ``word % k`` (a bias
-below 2**-59: plenty for simulations). The authoritative, reproducible deals stay in
-games.dealing.
+Randomness comes in one batch of 32-bit words per deal, drawn with ``rng.getrandbits``: the
+deal is a Fisher-Yates shuffle that swaps card i with card ``word % (i + 1)``, and the play
+picks among k cards by ``word % k`` (a bias below 2**-26: plenty for simulations; compiled,
+32-bit words are machine ints). Passes draw with ``rng.random``. The authoritative,
+reproducible deals stay in games.dealing.
 
 How it is fast: the first trick and any trick already under way are played by a careful loop
 that knows every first-trick rule; every later trick is played by a tight loop that tracks the
@@ -27,8 +28,8 @@ from __future__ import annotations
 
 import random as _random
 import struct
-from collections.abc import Callable, Iterator
-from itertools import repeat, starmap
+from collections.abc import Callable
+from typing import Final, cast
 
 from games.cards import DECK_SIZE, SUIT_MASKS, Card, CardSet
 from games.hearts import (
@@ -51,27 +52,30 @@ def _rank_table() -> tuple[tuple[int, ...], ...]:
 
 
 #: A 13-bit rank mask -> its ranks in ascending order.
-RANKS_OF: tuple[tuple[int, ...], ...] = _rank_table()
-_COUNTS: tuple[int, ...] = tuple(len(ranks) for ranks in RANKS_OF)
-_DECK: tuple[Card, ...] = tuple(range(DECK_SIZE))
+RANKS_OF: Final[tuple[tuple[int, ...], ...]] = _rank_table()
+_COUNTS: Final[tuple[int, ...]] = tuple(len(ranks) for ranks in RANKS_OF)
+_DECK: Final[tuple[Card, ...]] = tuple(range(DECK_SIZE))
 #: Players -> leader -> the other seats in playing order.
-_FOLLOWERS: dict[int, tuple[tuple[int, ...], ...]] = {
+_FOLLOWERS: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
     n: tuple(tuple((leader + k) % n for k in range(1, n)) for leader in range(n))
     for n in range(2, 7)
 }
 
 
-#: Random 64-bit words drawn for one playout: one per card played is the most it may need.
-_WORDS_PER_PLAYOUT = 64
-_unpack_words = struct.Struct(f">{_WORDS_PER_PLAYOUT}Q").unpack
-_NO_ARGS = tuple(repeat((), DECK_SIZE))
+#: Random 32-bit words for a shuffle (one per swap) and for a playout (one per card played is
+#: the most it may need).
+SHUFFLE_WORDS: Final = DECK_SIZE - 1
+PLAY_WORDS: Final = DECK_SIZE
+_UNPACK: Final[dict[int, Callable[[bytes], tuple[object, ...]]]] = {
+    count: struct.Struct(f">{count}I").unpack
+    for count in (SHUFFLE_WORDS, PLAY_WORDS, SHUFFLE_WORDS + PLAY_WORDS)
+}
 
 
-def _words(rng: _random.Random) -> Callable[[], int]:
-    """A supply of random 64-bit words for one playout (drawn in one call)."""
-    data = rng.getrandbits(64 * _WORDS_PER_PLAYOUT).to_bytes(8 * _WORDS_PER_PLAYOUT, "big")
-    words: Iterator[int] = iter(_unpack_words(data))
-    return words.__next__
+def _words(rng: _random.Random, count: int) -> tuple[int, ...]:
+    """``count`` random 32-bit words, drawn in one call."""
+    data = rng.getrandbits(32 * count).to_bytes(4 * count, "big")
+    return cast("tuple[int, ...]", _UNPACK[count](data))
 
 
 def random_card(cards: CardSet, random: Callable[[], float]) -> Card:
@@ -97,7 +101,7 @@ def random_subset(cards: CardSet, count: int, random: Callable[[], float]) -> Ca
 
 def random_deal(game: HeartsGame, deal_index: int, rng: _random.Random) -> HeartsState:
     """A deal drawn from ``rng`` (not from a seed: for simulations only)."""
-    hands, leftover = _deal(game.table, rng.random)
+    hands, leftover = _deal(game.table, _words(rng, SHUFFLE_WORDS))
     return HeartsState(game, deal_index, None, hands, leftover)
 
 
@@ -110,6 +114,7 @@ class _Deal:
         "hands",
         "lead",
         "leader",
+        "pos",
         "reserve",
         "seat",
         "stock",
@@ -118,6 +123,7 @@ class _Deal:
         "trick",
         "trick_no",
         "won",
+        "words",
     )
 
     def __init__(
@@ -135,6 +141,8 @@ class _Deal:
         stock: tuple[Card, ...],
         stock_pos: int,
         won: list[CardSet],
+        words: tuple[int, ...],
+        pos: int,
     ) -> None:
         self.game = game
         self.hands = hands
@@ -149,6 +157,8 @@ class _Deal:
         self.stock = stock
         self.stock_pos = stock_pos
         self.won = won
+        self.words = words  # random 32-bit words, the next one at ``pos``
+        self.pos = pos
 
 
 def random_playout(
@@ -185,8 +195,10 @@ def random_playout(
         state._stock,
         state._stock_pos,
         list(state._won),
+        _words(rng, PLAY_WORDS),
+        0,
     )
-    return _play_out(deal, _words(rng), trace)
+    return _play_out(deal, trace)
 
 
 def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -> list[int]:
@@ -194,7 +206,8 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
     The fastest way through a whole deal (bench/engine.py measures it)."""
     random = rng.random
     table = game.table
-    hands, leftover = _deal(table, random)
+    words = _words(rng, SHUFFLE_WORDS + PLAY_WORDS)
+    hands, leftover = _deal(table, words)
     offset = table.pass_offset(deal_index)
     if offset:
         count = table.pass_count
@@ -221,26 +234,34 @@ def random_deal_points(game: HeartsGame, deal_index: int, rng: _random.Random) -
         tuple(leftover) if stock_mode else (),
         0,
         [0] * n,
+        words,
+        SHUFFLE_WORDS,
     )
-    return _play_out(deal, _words(rng), None)
+    return _play_out(deal, None)
 
 
-def _deal(table: PlayRules, random: Callable[[], float]) -> tuple[list[CardSet], list[Card]]:
-    keys = list(starmap(random, _NO_ARGS))
-    return table.deal(sorted(_DECK, key=keys.__getitem__))
+def _deal(table: PlayRules, words: tuple[int, ...]) -> tuple[list[CardSet], list[Card]]:
+    """The hands and left-overs of a deck shuffled with the first SHUFFLE_WORDS words."""
+    deck = list(_DECK)
+    i = DECK_SIZE - 1
+    for k in range(SHUFFLE_WORDS):
+        j = words[k] % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
+    return table.deal(deck)
 
 
-def _play_out(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> list[int]:
+def _play_out(deal: _Deal, trace: list[int] | None) -> list[int]:
     game = deal.game
     # The careful loop finishes a trick under way (then the tight loop takes over).
     while deal.trick:
-        _careful_card(deal, word, trace)
+        _careful_card(deal, trace)
         if deal.trick_no == game.tricks_per_deal:
             return game.score(deal.won)
-    return _fast_tricks(deal, word, trace)
+    return _fast_tricks(deal, trace)
 
 
-def _careful_card(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> None:
+def _careful_card(deal: _Deal, trace: list[int] | None) -> None:
     """One card by the full rules (HeartsState._legal_play, _play and _end_trick)."""
     game = deal.game
     n = game.n
@@ -261,7 +282,8 @@ def _careful_card(deal: _Deal, word: Callable[[], int], trace: list[int] | None)
         legal = hand
     else:
         legal = hand & ~game.forbid_mask or hand
-    k = word() % legal.bit_count()
+    k = deal.words[deal.pos] % legal.bit_count()
+    deal.pos += 1
     while k:
         legal &= legal - 1
         k -= 1
@@ -298,7 +320,7 @@ def _draw(deal: _Deal, winner: int) -> None:
         deal.stock_pos = pos + n
 
 
-def _fast_tricks(deal: _Deal, word: Callable[[], int], trace: list[int] | None) -> list[int]:
+def _fast_tricks(deal: _Deal, trace: list[int] | None) -> list[int]:
     """Every remaining trick, from a trick boundary. The first trick's own rules (its fixed
     lead, no points when discarding) only cost anything in the lead and discard branches."""
     game = deal.game
@@ -316,6 +338,8 @@ def _fast_tricks(deal: _Deal, word: Callable[[], int], trace: list[int] | None) 
     suit_masks = SUIT_MASKS
     followers = _FOLLOWERS[n]
     won = deal.won
+    words = deal.words
+    w = deal.pos
     leader = deal.leader
     first = deal.trick_no == 0
     no_first_points = first and game.no_first_points
@@ -324,7 +348,8 @@ def _fast_tricks(deal: _Deal, word: Callable[[], int], trace: list[int] | None) 
             before = list(hands)
         hand = hands[leader]
         legal = deal.lead if first else (hand if broken else hand & ~forbid or hand)
-        k = word() % legal.bit_count()
+        k = words[w] % legal.bit_count()
+        w += 1
         while k:
             legal &= legal - 1
             k -= 1
@@ -338,13 +363,15 @@ def _fast_tricks(deal: _Deal, word: Callable[[], int], trace: list[int] | None) 
             hand = hands[seat]
             bits = (hand >> base) & 0x1FFF
             if bits:
-                card = base + ranks_of[bits][word() % counts[bits]]
+                card = base + ranks_of[bits][words[w] % counts[bits]]
+                w += 1
                 if card > best:
                     best = card
                     winner = seat
             else:
                 legal = hand & ~PENALTY_CARDS or hand if no_first_points else hand
-                k = word() % legal.bit_count()
+                k = words[w] % legal.bit_count()
+                w += 1
                 while k:
                     legal &= legal - 1
                     k -= 1
