@@ -6,6 +6,7 @@ default ``postgresql://postgres@127.0.0.1:5432/tapis``)::
     .venv/bin/python bench/api.py                 # build tapis_bench once, then measure
     .venv/bin/python bench/api.py --rebuild       # drop and build the database again
     .venv/bin/python bench/api.py --seconds 10 --clients 32 --workers 2 --threads 8
+    .venv/bin/python bench/api.py --endpoint replay --throttle --load python
 
 1. The data: a database of its own (``tapis_bench``, never the test or demo one) with about
    100,000 Hearts deals (1.3 million tricks, 5.6 million decisions): 100 finished tournaments
@@ -13,11 +14,26 @@ default ``postgresql://postgres@127.0.0.1:5432/tapis``)::
    the engine (random legal cards, with the table's seed) and written with PostgreSQL's COPY.
    It is built once and kept (``--rebuild`` starts again).
 2. The service: gunicorn (``config.wsgi``, production-like: DEBUG off, the cache in Redis
-   (``CACHE_URL``), throttling off so that one client address can load it) on 127.0.0.1.
-3. The load: ``--clients`` threads, each with its own keep-alive connection, send requests
-   back to back for ``--seconds`` per endpoint (after a warm-up): the standings of a random
-   tournament, then the replay of a random deal. It prints p50, p95 and p99 latency and the
-   throughput. Goals: standings p95 <= 50 ms, replay p95 <= 30 ms.
+   (``CACHE_URL``)) on 127.0.0.1, ``--workers`` x ``--threads`` (gthread). Throttling is off
+   by default, so that one client address can load it (the output says so); ``--throttle``
+   keeps the production rates and spreads the clients over 10,000 addresses (each request
+   says one in ``X-Forwarded-For``, which DRF's throttles count by), as many real clients
+   behind a proxy would be.
+3. The load: ``--clients`` concurrent clients, each on its own keep-alive connection, each
+   sending its next request as soon as its last answer is in, for ``--seconds`` per endpoint
+   (after a warm-up): the standings of a random tournament, then the replay of a random deal
+   (20,000 deals drawn from 100,000: mostly cold). It prints p50, p95 and p99 latency (from
+   sending a request to its last byte) and the throughput. Goals: standings p95 <= 50 ms,
+   replay p95 <= 30 ms.
+
+   The clients are ``wrk`` when it is installed (``--load wrk``: one C thread, a Lua script
+   picking the random paths; its p50/p95/p99 come from its histogram), else asyncio clients
+   in this process (``--load python``). Both are the same closed-loop keep-alive clients on
+   the same paths: wrk only costs the machine, which the service shares, less CPU than Python.
+4. Where the CPU went, per request: the gunicorn workers', the PostgreSQL backends' serving
+   them (both read from /proc, sampled every 0.2 s) and the load generator's; and how busy
+   the whole machine was, and how much of that was other processes (on a shared machine,
+   figures taken while others run are not the service's alone).
 
 It asserts nothing: benchmarks live in bench/ and print figures (DESIGN.md).
 """
