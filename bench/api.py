@@ -465,6 +465,10 @@ def gunicorn(url: str, port: int, args: argparse.Namespace) -> Iterator[subproce
         "--threads", str(args.threads),
         "--worker-class", args.worker_class,
         "--keep-alive", "30",
+        # A listening socket per worker (SO_REUSEPORT): the kernel spreads the clients'
+        # connections over the workers. With one shared socket, the keep-alive connections
+        # often all went to one worker, which then served the 32 clients on one CPU.
+        "--reuse-port",
         "--backlog", "256",
         "--log-level", "warning",
     ]  # fmt: skip
