@@ -397,8 +397,6 @@ class _Table:
         if self.zygotes and sdk_dir is not None:
             state.started = time.perf_counter()
             process = self.forked(spec.path, sdk_dir, limits)
-            if process is not None:
-                _follow_affinity(process.pid)
         try:
             if process is None:
                 prepared: PreparedBot = prepare(spec.path, directory)
@@ -436,7 +434,15 @@ class _Table:
         from judge.sandbox import SandboxError
 
         try:
-            return zygote.lend(package, sdk_dir=sdk_dir, limits=limits, startup=self.limits.startup)
+            # A bot started alone inherits the judge's CPUs (one, when the table is pinned); a
+            # forked bot is given them, else it would have its zygote's.
+            return zygote.lend(
+                package,
+                sdk_dir=sdk_dir,
+                limits=limits,
+                startup=self.limits.startup,
+                cpus=os.sched_getaffinity(0),
+            )
         except (zygote.ZygoteError, PackageError, SandboxError, OSError) as exc:
             log.info("bot %s started alone: %s", package, exc)
             return None
@@ -763,17 +769,6 @@ def _free_cpu(allowed: set[int]) -> Iterator[int | None]:
             os.close(fd)  # releases the lock
         return
     yield None
-
-
-def _follow_affinity(pid: int) -> None:
-    """Give a forked bot the judge's CPU when the table is pinned (a process started by the
-    judge inherits it; a bot forked by a zygote has the zygote's)."""
-    try:
-        mine = os.sched_getaffinity(0)
-        if len(mine) == 1:
-            os.sched_setaffinity(pid, mine)
-    except OSError:
-        pass
 
 
 def _illegal(action: object, exc: Exception) -> str:

@@ -148,13 +148,16 @@ class Zygote:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def fork(self) -> ForkedBot:
-        """A new bot process for one table; raises :class:`ZygoteError`."""
+    def fork(self, cpus: set[int] | None = None) -> ForkedBot:
+        """A new bot process for one table, on ``cpus`` (None: the zygote's); raises
+        :class:`ZygoteError`."""
         pipes = [os.pipe() for _ in range(3)]
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
+        where = ",".join(map(str, sorted(cpus))) if cpus else "-"
         try:
-            socket.send_fds(self.control, [b"fork " + self.entry.encode()], theirs)
+            command = f"fork {where} {self.entry}".encode()
+            socket.send_fds(self.control, [command], theirs)
             answer, pidfds = self._receive(time.perf_counter() + _ANSWER_TIMEOUT, fds=1)
             if not answer.startswith(b"pid ") or len(pidfds) != 1:
                 for fd in pidfds:
@@ -328,16 +331,23 @@ _counter = 0
 _root: Path | None = None  # where this process prepares its zygotes' packages
 
 
-def lend(package: Path, *, sdk_dir: Path, limits: SandboxLimits, startup: float) -> ForkedBot:
-    """A forked bot of ``package``: from an idle zygote of the same key, else from a new
-    zygote (which must answer within ``startup`` seconds). Raises ZygoteError, SandboxError,
-    OSError or the package's error."""
+def lend(
+    package: Path,
+    *,
+    sdk_dir: Path,
+    limits: SandboxLimits,
+    startup: float,
+    cpus: set[int] | None = None,
+) -> ForkedBot:
+    """A forked bot of ``package``, on ``cpus`` (None: wherever the zygote runs): from an idle
+    zygote of the same key, else from a new zygote (which must answer within ``startup``
+    seconds). Raises ZygoteError, SandboxError, OSError or the package's error."""
     global _counter, _root
     key = ZygoteKey.of(package, sdk_dir, limits)
     zygote = _take(key)
     if zygote is not None:
         try:
-            return zygote.fork()
+            return zygote.fork(cpus)
         except (ZygoteError, OSError) as exc:  # it died idle: start another
             log.info("idle zygote of %s failed (%s): starting a new one", package, exc)
             zygote.kill()
@@ -349,7 +359,7 @@ def lend(package: Path, *, sdk_dir: Path, limits: SandboxLimits, startup: float)
         directory = _root / f"zygote-{_counter}"
     zygote = Zygote.start(key, package, directory, sdk_dir=sdk_dir, startup=startup)
     try:
-        return zygote.fork()
+        return zygote.fork(cpus)
     except BaseException:
         zygote.kill()
         raise

@@ -6,9 +6,10 @@ tables of one bot version, one table at a time. It runs as ``python3 -S -u`` in 
 the version (the same ``/bot``, uid, rlimits and seccomp filter as a bot started alone) and
 obeys the judge on the unix socket whose descriptor is its first argument:
 
-* ``fork ENTRY`` with three descriptors (the bot's stdin, stdout and stderr): fork a child
-  that runs ``ENTRY`` as ``__main__``, as ``python3 -S -u ENTRY`` would, in a session of its
-  own; answer ``pid N`` (its pid in the sandbox) with a pidfd of the child;
+* ``fork CPUS ENTRY`` with three descriptors (the bot's stdin, stdout and stderr): fork a
+  child that runs ``ENTRY`` as ``__main__``, as ``python3 -S -u ENTRY`` would, in a session of
+  its own, on the CPUs ``CPUS`` (``0,3``; ``-``: the zygote's own); answer ``pid N`` (its pid in
+  the sandbox) with a pidfd of the child;
 * ``clean``: kill every other process of the sandbox (the table's bot and whatever it left
   behind: the zygote is pid 1 of the pid namespace), reap them, empty ``/tmp``; answer
   ``clean``, or ``dirty`` if something could not be removed (the judge then retires it).
@@ -72,9 +73,10 @@ def main() -> None:
             if command == b"fork" and len(fds) == 3:
                 sys.stdout.flush()
                 sys.stderr.flush()
+                cpus, _, entry = argument.partition(b" ")
                 pid = os.fork()
                 if pid == 0:
-                    _child(argument.decode(), fds, [control.fileno(), wake_r, wake_w])
+                    _child(entry.decode(), cpus, fds, [control.fileno(), wake_r, wake_w])
                 for fd in fds:
                     os.close(fd)
                 child = pid
@@ -138,10 +140,12 @@ def _empty(folder: str) -> bool:
     return clean
 
 
-def _child(entry: str, fds: list[int], inherited: list[int]) -> None:
+def _child(entry: str, cpus: bytes, fds: list[int], inherited: list[int]) -> None:
     """In the forked child: become the bot. Never returns."""
     code = 1
     try:
+        if cpus != b"-":  # before any of the bot's code runs
+            os.sched_setaffinity(0, {int(cpu) for cpu in cpus.split(b",")})
         os.setsid()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
