@@ -455,6 +455,8 @@ def gunicorn(url: str, port: int, args: argparse.Namespace) -> Iterator[subproce
     if args.throttle:  # the production rates (the clients come from many addresses)
         environment.pop("TAPIS_API_THROTTLE_ANON", None)
         environment.pop("TAPIS_API_THROTTLE_USER", None)
+        # The clients' addresses arrive in X-Forwarded-For, as from one proxy in front.
+        environment["TAPIS_NUM_PROXIES"] = "1"
     else:
         environment.update(TAPIS_API_THROTTLE_ANON="off", TAPIS_API_THROTTLE_USER="off")
     command = [

@@ -310,6 +310,13 @@ else:
 # ---------------------------------------------------------------------------------------------
 # REST API
 # ---------------------------------------------------------------------------------------------
+def _num_proxies() -> int:
+    value = env_str("TAPIS_NUM_PROXIES", "0")
+    if not value.isdigit():
+        raise ImproperlyConfigured(f"TAPIS_NUM_PROXIES={value!r}: expected 0, 1, 2...")
+    return int(value)
+
+
 def _throttle_rate(name: str, default: str) -> str | None:
     """A DRF rate (``120/minute``) from the environment; ``off`` turns the throttle off."""
     rate = env_str(name, default)
@@ -342,6 +349,10 @@ REST_FRAMEWORK = {
         "anon": _throttle_rate("TAPIS_API_THROTTLE_ANON", "120/minute"),
         "user": _throttle_rate("TAPIS_API_THROTTLE_USER", "1200/minute"),
     },
+    # The proxies in front of the web processes (each appends to X-Forwarded-For): throttles
+    # count a client by the address the nearest of them saw. 0 (no proxy): by the socket's
+    # address, whatever X-Forwarded-For a client sends (else it could pick its own identity).
+    "NUM_PROXIES": _num_proxies(),
     "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

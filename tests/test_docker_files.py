@@ -78,6 +78,9 @@ def test_commands_run_the_service(compose: dict[str, Any]) -> None:
     services = compose["services"]
     web = " ".join(command_of(services["web"]))
     assert "gunicorn config.wsgi:application" in web
+    # The web processes as docs/operations.md sets them (threads, keep-alive, a socket each).
+    for flag in ("--worker-class gthread", "--threads 8", "--keep-alive 30", "--reuse-port"):
+        assert flag in " ".join(web.split()), flag
     assert "manage.py migrate" in web
     assert command_of(services["worker"])[:4] == ["celery", "-A", "config", "worker"]
     assert command_of(services["beat"])[:4] == ["celery", "-A", "config", "beat"]

@@ -348,6 +348,26 @@ def test_throttling(world: World, settings: Any) -> None:
     assert_error(author.get("/api/v1/games/"), 429, "throttled")
 
 
+def test_a_client_cannot_pick_its_throttle_identity(world: World, settings: Any) -> None:
+    # No proxy in front (TAPIS_NUM_PROXIES=0, the default): X-Forwarded-For is the client's
+    # own say, and the throttle counts by the connection's address.
+    assert settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "3/minute", "user": "5/minute"},
+    }
+    anonymous = world.client("anonymous")
+    for n in range(3):
+        response = anonymous.get("/api/v1/games/", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}")
+        assert response.status_code == 200
+    response = anonymous.get("/api/v1/games/", HTTP_X_FORWARDED_FOR="198.51.100.99")
+    assert_error(response, 429, "throttled")
+    # Behind one proxy, the address it saw (the last of X-Forwarded-For) is the client.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    response = anonymous.get("/api/v1/games/", HTTP_X_FORWARDED_FOR="10.0.0.1, 203.0.113.7")
+    assert response.status_code == 200
+
+
 def test_errors_before_the_view_are_json_too(world: World) -> None:
     response = world.client("anonymous").get("/api/v1/games/", HTTP_HOST="evil.example")
     assert_error(response, 400, "bad_request")
