@@ -42,3 +42,8 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = ReusingClient
+
+    def redis_client(self, *, write: bool) -> Any:
+        """The ``redis.Redis`` behind the cache, for what Django's API cannot do in one round
+        trip (api.throttling: an increment and an expiry in one pipeline)."""
+        return self._cache.get_client(write=write)  # type: ignore[attr-defined]

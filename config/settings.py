@@ -344,7 +344,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonThrottle", "api.throttling.UserThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.ClientThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "anon": _throttle_rate("TAPIS_API_THROTTLE_ANON", "120/minute"),
         "user": _throttle_rate("TAPIS_API_THROTTLE_USER", "1200/minute"),
