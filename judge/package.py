@@ -124,14 +124,19 @@ def _fresh_dir(dest: Path) -> Path:
 def _finish(dest: Path, entry: str, runtime: str, files: set[str], size: int) -> PreparedBot:
     if entry not in files:
         raise PackageError(f"the entry file {entry!r} named by {MANIFEST} is not in the package")
-    # Readable by the sandbox's unprivileged user, writable by nobody.
+    make_read_only(dest)
+    return PreparedBot(dest, entry, runtime, len(files), size)
+
+
+def make_read_only(dest: Path) -> None:
+    """Folders 555, files 444: readable by the sandbox's unprivileged user (it has only the
+    "others" bits), writable by nobody. :func:`remove` removes such a tree."""
     for root, dirs, names in os.walk(dest):
         for d in dirs:
             os.chmod(os.path.join(root, d), 0o555)
         for n in names:
             os.chmod(os.path.join(root, n), 0o444)
     os.chmod(dest, 0o555)
-    return PreparedBot(dest, entry, runtime, len(files), size)
 
 
 def _prepare_file(source: Path, dest: Path) -> PreparedBot:

@@ -30,10 +30,12 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
+from judge.package import RUNTIMES, make_read_only, remove
+from judge.sandbox import SDK_ROOT
+
 logger = logging.getLogger(__name__)
 
-SANDBOX_PYTHON: Final = "/usr/bin/python3"
-SANDBOX_SDK_ROOT: Final = "/sdk"  # where the sandbox binds the SDK (judge.sandbox.SDK_ROOT)
+SANDBOX_PYTHON: Final = RUNTIMES["python3"][0]  # the interpreter bots run with
 
 # Run by the sandbox's interpreter: compile every module of a directory, naming the files as the
 # bot sees them in its tracebacks. Timestamp-checked byte code: the sandbox binds the very files.
@@ -75,21 +77,20 @@ def _compiled(source: Path, digest: str, root: Path) -> Path:
         for path in sorted(source.glob("*.py")):
             shutil.copyfile(path, building / path.name)
         subprocess.run(
-            [SANDBOX_PYTHON, "-I", "-S", "-c", _COMPILE, str(building), SANDBOX_SDK_ROOT],
+            [SANDBOX_PYTHON, "-I", "-S", "-c", _COMPILE, str(building), SDK_ROOT],
             check=True,
             capture_output=True,
             timeout=60,
             env={},
         )
-        _make_readable(building)
+        make_read_only(building)
         try:
             building.rename(target)
         except OSError:  # another process put the same copy in place first
             if not target.is_dir():
                 raise
     finally:
-        if building.exists():
-            shutil.rmtree(building, ignore_errors=True)
+        remove(building)
     return target
 
 
@@ -119,13 +120,6 @@ def _private_root() -> Path:
     if stat.S_IMODE(info.st_mode) != 0o711:
         root.chmod(0o711)  # the sandbox's uid must be able to reach the copies in it
     return root
-
-
-def _make_readable(folder: Path) -> None:
-    """Folders 755, files 644: the sandbox's uid has only the "others" bits."""
-    folder.chmod(0o755)
-    for path in folder.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 @functools.cache

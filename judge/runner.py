@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
+import functools
 import logging
 import os
 import tempfile
@@ -392,7 +392,7 @@ class _Table:
         assert spec.path is not None
         directory = self.workdir / f"seat{state.index}"
         limits = self.limits.resources or SandboxLimits()
-        sdk_dir = compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
+        sdk_dir = self.bots_sdk_dir
         process: BotProcess | ForkedBot | None = None
         if self.zygotes and sdk_dir is not None:
             state.started = time.perf_counter()
@@ -426,6 +426,12 @@ class _Table:
             return
         state.driver = driver
         driver.hello(self.hello(state.index))
+
+    @functools.cached_property
+    def bots_sdk_dir(self) -> Path | None:
+        """The SDK directory the sandbox binds (compiled ahead: judge/pycache.py), found once
+        per table."""
+        return compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
 
     def forked(self, package: Path, sdk_dir: Path, limits: SandboxLimits) -> ForkedBot | None:
         """The seat's bot forked by a zygote of its version, or None to start it alone (not a
@@ -751,17 +757,16 @@ def _free_cpu(allowed: set[int]) -> Iterator[int | None]:
     except OSError:
         yield None
         return
+    from judge.sandbox import try_lock
+
     start = os.getpid() % len(allowed)  # workers try the CPUs in different orders
     ordered = sorted(allowed)
     for cpu in ordered[start:] + ordered[:start]:
         try:
-            fd = os.open(CPU_LOCK_DIR / f"{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            fd = try_lock(CPU_LOCK_DIR / f"{cpu}.lock")
         except OSError:
             break
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
+        if fd is None:
             continue
         try:
             yield cpu

@@ -288,7 +288,7 @@ class BotProcess:
         leader = self._leader_fd
         if leader is None:
             return self._popen.wait(timeout)
-        if not _wait_readable(leader, timeout if timeout is not None else math.inf):
+        if not wait_readable(leader, timeout if timeout is not None else math.inf):
             raise subprocess.TimeoutExpired(self._popen.args, timeout or 0.0)
         status = self.poll()
         assert status is not None
@@ -324,13 +324,13 @@ class BotProcess:
             # process in it; the pidfd becomes readable once they are all gone.
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-            tree_gone = _wait_readable(self._pidfd, _KILL_TIMEOUT)
+            tree_gone = wait_readable(self._pidfd, _KILL_TIMEOUT)
             if self._cgroup is not None:
                 self._cgroup.kill()
             # bubblewrap reaps the bot and exits by itself; killing it first would
             # leave the bot a zombie for the host's init to reap
             if self._leader_fd is not None:
-                _wait_readable(self._leader_fd, _REAP_GRACE)
+                wait_readable(self._leader_fd, _REAP_GRACE)
         # The process group: bubblewrap (mode "bwrap"), the bot and the children
         # that kept its group (mode "none"). Its id cannot have been reused: the
         # leader is not reaped yet (poll and wait leave it a zombie).
@@ -362,7 +362,9 @@ class BotProcess:
                 self.kill()
 
 
-def _wait_readable(fd: int, timeout: float) -> bool:
+def wait_readable(fd: int, timeout: float) -> bool:
+    """Whether ``fd`` becomes readable within ``timeout`` seconds (``math.inf``: no limit);
+    a pidfd does once its process has exited."""
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     if poller.poll(0):
@@ -806,17 +808,25 @@ def _acquire_uid() -> _UidSlot:
     start = secrets.randbelow(SANDBOX_UID_COUNT)
     for i in range(SANDBOX_UID_COUNT):
         uid = base + (start + i) % SANDBOX_UID_COUNT
-        fd = os.open(_UID_LOCK_DIR / f"{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        except BaseException:
-            os.close(fd)
-            raise
-        return _UidSlot(uid, fd)
+        fd = try_lock(_UID_LOCK_DIR / f"{uid}.lock")
+        if fd is not None:
+            return _UidSlot(uid, fd)
     raise SandboxError(f"all {SANDBOX_UID_COUNT} sandbox uids are in use")
+
+
+def try_lock(path: Path) -> int | None:
+    """An exclusive ``flock`` on ``path`` (made with mode 600 if missing), taken without
+    waiting: its descriptor (closing it releases the lock), or None if another holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 # ----------------------------------------------------------------- cgroup v2

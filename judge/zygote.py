@@ -30,10 +30,12 @@ import atexit
 import contextlib
 import io
 import logging
+import math
 import os
 import select
 import signal
 import socket
+import subprocess
 import tempfile
 import threading
 import time
@@ -42,13 +44,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, cast
 
-from judge.package import PreparedBot, prepare, remove
-from judge.sandbox import SDK_ROOT, BotProcess, SandboxLimits, spawn_bot
+from judge.package import RUNTIMES, PreparedBot, prepare, remove
+from judge.sandbox import (
+    SDK_ROOT,
+    BotProcess,
+    SandboxLimits,
+    spawn_bot,
+    wait_readable,
+)
 
 log = logging.getLogger(__name__)
 
 SCRIPT: Final = "_tapis_zygote.py"  # in the SDK directory
-PYTHON: Final = ("/usr/bin/python3", "-S", "-u")
+PYTHON: Final = RUNTIMES["python3"]  # how the bot would be started alone
 MAX_IDLE: Final = 32  # idle zygotes kept per judge process
 IDLE_SECONDS: Final = 120.0
 MAX_TABLES: Final = 200  # tables a zygote serves before it is retired
@@ -257,18 +265,16 @@ class ForkedBot:
 
     def poll(self) -> int | None:
         """The exit status (the code, or 128 + the signal) once the bot has exited."""
-        if self._status is None and self._pidfd is not None and _readable(self._pidfd, 0):
+        if self._status is None and self._pidfd is not None and wait_readable(self._pidfd, 0):
             status = self.zygote.exit_status(self._inner, _EXIT_STATUS_WAIT)
             self._status = status if status is not None else 128 + signal.SIGKILL
         return self._status
 
     def wait(self, timeout: float | None = None) -> int:
         if self._pidfd is not None:
-            _readable(self._pidfd, timeout)
+            wait_readable(self._pidfd, math.inf if timeout is None else timeout)
         status = self.poll()
         if status is None:
-            import subprocess
-
             raise subprocess.TimeoutExpired(f"bot pid {self.pid}", timeout or 0.0)
         return status
 
@@ -282,7 +288,7 @@ class ForkedBot:
             if self._pidfd is not None:
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-                gone = _readable(self._pidfd, _ANSWER_TIMEOUT)
+                gone = wait_readable(self._pidfd, _ANSWER_TIMEOUT)
                 os.close(self._pidfd)
                 self._pidfd = None
             else:
@@ -315,12 +321,6 @@ def _pidfd_pid(pidfd: int) -> int:
     except (OSError, ValueError, IndexError) as exc:
         raise ZygoteError(f"not a pidfd of a live process: {exc}") from exc
     raise ZygoteError("not a pidfd of a live process")
-
-
-def _readable(fd: int, timeout: float | None) -> bool:
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
 
 
 # --------------------------------------------------------------------------- the pool

@@ -739,7 +739,7 @@ def test_kill_is_fast(bot_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import judge.sandbox
 
     waits: list[tuple[float, bool]] = []
-    wait_readable = judge.sandbox._wait_readable
+    wait_readable = judge.sandbox.wait_readable
 
     def recorded(fd: int, timeout: float) -> bool:
         done = wait_readable(fd, timeout)
@@ -749,7 +749,7 @@ def test_kill_is_fast(bot_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bot = make_bot(bot_root, "import time\nprint('up', flush=True)\ntime.sleep(600)\n")
     proc = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot)
     read_line(proc)
-    monkeypatch.setattr(judge.sandbox, "_wait_readable", recorded)
+    monkeypatch.setattr(judge.sandbox, "wait_readable", recorded)
     proc.kill()
     assert waits
     assert all(done for _, done in waits), waits
