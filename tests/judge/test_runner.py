@@ -411,11 +411,8 @@ def test_a_spec_with_a_label(first_bot: Path) -> None:
     assert result.seats[0].bot == "mine"
 
 
-def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
-    import os
-
-    from judge.runner import current_cpu
-
+def affinity_bot(tmp_path: Path) -> Path:
+    """A first-legal bot that writes the CPUs it may run on to its log (stderr)."""
     bot = tmp_path / "affinity.py"
     bot.write_text(
         "import os, sys\n"
@@ -423,6 +420,15 @@ def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
         + "\n".join(FIRST_LEGAL_BOT.splitlines())
         + "\n"
     )
+    return bot
+
+
+def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
+    import os
+
+    from judge.runner import current_cpu
+
+    bot = affinity_bot(tmp_path)
     before = os.sched_getaffinity(0)
     target = max(before)
     result = play([bot], cpu=target)
@@ -442,13 +448,7 @@ def test_a_free_cpu_is_one_no_other_table_holds(
 
     monkeypatch.setattr(runner, "CPU_LOCK_DIR", tmp_path / "cpus")
     (tmp_path / "cpus").mkdir()
-    bot = tmp_path / "affinity.py"
-    bot.write_text(
-        "import os, sys\n"
-        "print(sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)\n"
-        + "\n".join(FIRST_LEGAL_BOT.splitlines())
-        + "\n"
-    )
+    bot = affinity_bot(tmp_path)
     allowed = sorted(os.sched_getaffinity(0))
     held = []
     try:
