@@ -56,7 +56,7 @@ from games.base import JSON, Action, Game, State
 from games.cards import DECK_SIZE, RANK_A, RANK_J, RANK_K, RANK_Q, RANKS, card_name, parse_card
 from games.dealing import DealRng, shuffled
 from games.errors import GameError, IllegalActionError, LogError, OptionError
-from games.options import option
+from games.options import MAX_DEALS, MAX_POINTS, MAX_TARGET_SCORE, option
 from games.registry import register
 
 CardId: TypeAlias = int  # a physical card: deck * 52 + card (0..103)
@@ -66,6 +66,9 @@ MAX_PLAYERS = 10
 MAX_DECKS = 2
 MAX_CARDS = DECK_SIZE * MAX_DECKS
 EMPTY: CardId = -1  # an empty slot
+#: The most turns per player a round may be capped at: with 10 players a round then stays
+#: within a few tens of thousands of decisions (each is a recorded step of the deal).
+MAX_TURN_CAP = 200
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -89,24 +92,28 @@ class DutchRules:
     turn_cap: int = option(
         60,
         minimum=1,
+        maximum=MAX_TURN_CAP,
         doc="A round in which nobody has called Dutch after this many turns per player "
         "(players * turn_cap turns in all) ends as if called by nobody (no +call_penalty).",
     )
     call_penalty: int = option(
         10,
         minimum=0,
+        maximum=MAX_POINTS,
         doc="Added to the caller's round score unless it has the lowest sum (a tie for the "
         "lowest counts as lowest for the caller).",
     )
     target_score: int = option(
         100,
         minimum=1,
+        maximum=MAX_TARGET_SCORE,
         doc="When fixed_deals is 0, the game ends after the round in which some total reaches "
         "or passes this score; lowest total wins.",
     )
     fixed_deals: int = option(
         0,
         minimum=0,
+        maximum=MAX_DEALS,
         doc="0: play rounds until target_score. N > 0: a match is exactly N rounds "
         "(tournaments); lowest total wins.",
     )

@@ -47,7 +47,7 @@ from games.cards import (
 )
 from games.dealing import checked_seed, shuffled
 from games.errors import GameError, IllegalActionError, OptionError
-from games.options import option
+from games.options import MAX_DEALS, MAX_TARGET_SCORE, option
 from games.registry import register
 
 # --- cards and points -------------------------------------------------------------------
@@ -206,12 +206,14 @@ class HeartsRules:
     target_score: int = option(
         100,
         minimum=1,
+        maximum=MAX_TARGET_SCORE,
         doc="End condition when fixed_deals is 0: the game ends after the deal in which some "
         "total reaches or passes this score.",
     )
     fixed_deals: int = option(
         0,
         minimum=0,
+        maximum=MAX_DEALS,
         doc="When positive, the game is exactly this many deals (tournaments) and target_score "
         "is ignored.",
     )

@@ -18,6 +18,17 @@ R = TypeVar("R")
 
 OptionValue = int | bool | str
 
+# The bounds shared by the games' integer options. Together they keep every figure of a match
+# far inside a 32-bit signed integer (what the database stores points and totals in): the
+# longest match is MAX_DEALS deals, and no deal can give any seat more than a few dozen times
+# MAX_POINTS (Roi's trump deal at every maximum: 13 tricks and 13 trumps at MAX_POINTS each).
+#: The most deals a match may be fixed to (``fixed_deals``).
+MAX_DEALS = 10_000
+#: The highest score a game may be played to (``target_score``).
+MAX_TARGET_SCORE = 10_000
+#: The most points one scoring option (a penalty, a bonus per trick or card) may be worth.
+MAX_POINTS = 1_000
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class OptionInfo:
@@ -40,8 +51,6 @@ class OptionInfo:
         if self.type == "int":
             if self.minimum is not None and self.maximum is not None:
                 return f"an integer from {self.minimum} to {self.maximum}"
-            if self.minimum is not None:
-                return f"an integer of at least {self.minimum}"
             return "an integer"
         return "a string"
 
@@ -66,7 +75,15 @@ def option(
     minimum: int | None = None,
     maximum: int | None = None,
 ) -> Any:
-    """Declare a rule option (a dataclass field with its documentation and allowed values)."""
+    """Declare a rule option (a dataclass field with its documentation and allowed values).
+
+    An integer option needs its ``choices`` or both bounds: the values of a match (points,
+    totals, deal counts) are stored in 32-bit columns and a table's time budget follows its
+    length, so no option may be unbounded.
+    """
+    unbounded = minimum is None or maximum is None
+    if isinstance(default, int) and not isinstance(default, bool) and choices is None and unbounded:
+        raise TypeError("an integer option declares its choices or a minimum and a maximum")
     meta = {
         "doc": doc,
         "choices": tuple(choices) if choices is not None else None,

@@ -58,7 +58,7 @@ from games.cards import (
 )
 from games.dealing import DealRng, shuffled
 from games.errors import GameError, IllegalActionError, LogError, OptionError
-from games.options import option
+from games.options import MAX_DEALS, MAX_POINTS, option
 from games.registry import register
 from games.tricks import NO_TRUMP, follow_mask, winning_position
 
@@ -114,6 +114,7 @@ class RoiRules:
     fixed_deals: int = option(
         0,
         minimum=0,
+        maximum=MAX_DEALS,
         doc="0: a match is one game of exactly 10 deals. N > 0 (a multiple of 10): a match "
         "of N deals, N/10 consecutive games; the dealer keeps rotating across games and each "
         "game is floored separately.",
@@ -124,31 +125,48 @@ class RoiRules:
         "deals) at 0, as the source text does.",
     )
     trick_penalty: int = option(
-        2, minimum=0, doc="no-tricks: points lost for each trick taken (2: -26 per deal in all)."
+        2,
+        minimum=0,
+        maximum=MAX_POINTS,
+        doc="no-tricks: points lost for each trick taken (2: -26 per deal in all).",
     )
     heart_penalty: int = option(
-        2, minimum=0, doc="no-hearts: points lost for each heart taken (2: -26 per deal in all)."
+        2,
+        minimum=0,
+        maximum=MAX_POINTS,
+        doc="no-hearts: points lost for each heart taken (2: -26 per deal in all).",
     )
     king_jack_penalty: int = option(
         6,
         minimum=0,
+        maximum=MAX_POINTS,
         doc="no-kings-or-jacks: points lost for each king or jack taken (6: -48 per deal in all).",
     )
     queen_penalty: int = option(
-        10, minimum=0, doc="no-queens: points lost for each queen taken (10: -40 per deal in all)."
+        10,
+        minimum=0,
+        maximum=MAX_POINTS,
+        doc="no-queens: points lost for each queen taken (10: -40 per deal in all).",
     )
     king_of_hearts_penalty: int = option(
-        40, minimum=0, doc="no-king-of-hearts: points lost for taking KH."
+        40, minimum=0, maximum=MAX_POINTS, doc="no-king-of-hearts: points lost for taking KH."
     )
     last_trick_penalty: int = option(
-        20, minimum=0, doc="no-last-trick: points lost for taking the 13th (last) trick."
+        20,
+        minimum=0,
+        maximum=MAX_POINTS,
+        doc="no-last-trick: points lost for taking the 13th (last) trick.",
     )
     trump_trick_points: int = option(
-        4, minimum=0, doc="Trump deals: points won for each trick taken (4: 52 per deal in all)."
+        4,
+        minimum=0,
+        maximum=MAX_POINTS,
+        doc="Trump deals: points won for each trick taken (4: 52 per deal in all).",
     )
     trump_card_points: int = option(
         1,
         minimum=0,
+        maximum=MAX_POINTS,
         doc="Trump deals: points won for each trump card in the tricks taken (1: 13 per deal).",
     )
 

@@ -632,7 +632,7 @@ def test_every_option_is_documented() -> None:
         ({"players": 7}, "players", "an integer from 2 to 6"),
         ({"moon": "maybe"}, "moon", "one of 'others-plus-26', 'self-minus-26', 'none'"),
         ({"td_bonus": "yes"}, "td_bonus", "true or false"),
-        ({"target_score": 0}, "target_score", "an integer of at least 1"),
+        ({"target_score": 0}, "target_score", "an integer from 1 to 10000"),
         ({"pass_schedule": "up"}, "pass_schedule", "'left-right-across-none'"),
         ({"leftover_cards": "stock"}, "leftover_cards", "only with 2 players"),
         ({"players": 3}, "pass_schedule", "across only with 4 players"),

@@ -31,13 +31,38 @@ def test_rules_doc_has_the_three_sections() -> None:
 def test_every_option_and_preset_is_documented(name: str) -> None:
     section = sections().get(name)
     assert section is not None, f"docs/rules.md has no '## ... ({name})' section"
-    if section.strip().startswith("To be written"):
-        pytest.skip(f"docs/rules.md: the {name} section is still a placeholder")
+    assert "To be written" not in section, f"docs/rules.md: the {name} section is a placeholder"
     cls = games.game_class(name)
     for info in cls.describe_options():
         assert f"`{info.name}`" in section, f"option {info.name} is not documented"
     for preset in cls.presets:
         assert f"`{preset}`" in section, f"preset {preset} is not documented"
+
+
+def options_text(section: str) -> str:
+    """The ``### Options`` subsection of a game's section."""
+    match = re.search(r"^### Options\n(.*?)(?=^### |\Z)", section, re.M | re.S)
+    assert match is not None, "no '### Options' subsection"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("name", games.game_names())
+def test_every_integer_option_has_its_bounds_documented(name: str) -> None:
+    """Each integer option's entry (its bullet or table row) says 'MIN to MAX'."""
+    text = options_text(sections()[name])
+    for info in games.game_class(name).describe_options():
+        if info.type != "int" or info.choices is not None:
+            continue
+        entry = next(
+            (
+                line
+                for line in text.splitlines()
+                if line.startswith((f"- **`{info.name}`**", f"| `{info.name}` |"))
+            ),
+            None,
+        )
+        assert entry is not None, f"{name}: option {info.name} has no entry under ### Options"
+        assert f"{info.minimum} to {info.maximum}" in entry, (name, info.name, entry)
 
 
 def test_hearts_preset_table_matches_the_engine() -> None:
