@@ -84,12 +84,3 @@ class OwnerOrStaffReads(BasePermission):
         if request.method in SAFE_METHODS:
             return owns_bot(user, obj) or bool(getattr(user, "is_staff", False))
         return owns_bot(user, obj)
-
-
-class OwnerWrites(BasePermission):
-    """Only the bot's owner writes (uploads versions); anyone reads the bot's profile."""
-
-    message = "Only the bot's owner may do this."
-
-    def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
-        return request.method in SAFE_METHODS or owns_bot(request.user, obj)

@@ -145,7 +145,7 @@ def populate(tournaments: int, seed: int = 2024) -> None:
     from django.utils import timezone
 
     import games
-    from tournaments import formats, ratings
+    from tournaments import ratings, scoring, seeds
     from tournaments.models import (
         Bot,
         BotVersion,
@@ -163,7 +163,7 @@ def populate(tournaments: int, seed: int = 2024) -> None:
     rng = random.Random(seed)
     engine = games.load("hearts", "whisthub", fixed_deals=DEALS)
     options = engine.options()
-    place_points = formats.default_place_points(SEATS)
+    place_points = scoring.default_place_points(SEATS)
     now = timezone.now()
     started = time.perf_counter()
     ids = dict.fromkeys(("table", "deal", "trick", "decision", "seat", "round", "entry"), 0)
@@ -215,7 +215,7 @@ def populate(tournaments: int, seed: int = 2024) -> None:
         models = (Tournament, Entry, Round, Table, Seat, Deal, Trick, Decision)
         copy = {model: Copier(model) for model in models}
         for number in range(1, tournaments + 1):
-            tournament_seed = formats.new_tournament_seed()
+            tournament_seed = seeds.new_tournament_seed()
             begin = now - timedelta(days=tournaments - number + 1)
             copy[Tournament].write(
                 id=number,
@@ -230,7 +230,7 @@ def populate(tournaments: int, seed: int = 2024) -> None:
                 place_points=list(place_points),
                 status=Tournament.Status.FINISHED,
                 seed=str(tournament_seed),
-                commitment=formats.seed_commitment(tournament_seed),
+                commitment=seeds.seed_commitment(tournament_seed),
                 seed_revealed_at=begin + timedelta(hours=2),
                 current_round=ROUNDS,
                 created_at=begin - timedelta(days=1),
@@ -303,7 +303,7 @@ def write_table(
     begin: Any,
 ) -> None:
     from games.log import deal_log
-    from tournaments import formats
+    from tournaments import scoring
     from tournaments.models import Deal, Decision, Seat, Table, Trick
 
     table_id = next_id("table")
@@ -364,7 +364,7 @@ def write_table(
         deal_points.append(entry["points"])
     scores = engine.match_scores(deal_points)
     places = engine.places(scores)
-    points = formats.table_points(places, place_points)
+    points = scoring.table_points(places, place_points)
     header = {
         "format": "tapis-replay",
         "version": 1,

@@ -267,13 +267,13 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
-        "task": "tournaments.tasks.worker_heartbeat",
+        "task": "tournaments.tasks.worker_heartbeat_record",
         "schedule": timedelta(minutes=1),
         "options": {"expires": 60},
     },
     # Re-queue tables whose worker died (expired lease) and lost table messages.
     "tournaments-sweep": {
-        "task": "tournaments.tasks.sweep_tables",
+        "task": "tournaments.tasks.table_sweep",
         "schedule": timedelta(seconds=30),
         "options": {"expires": 30},
     },

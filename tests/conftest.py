@@ -254,7 +254,7 @@ def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> Liv
     is visible to the worker and the other way round.
 
         def test_heartbeat(live_worker: LiveWorker) -> None:
-            result = worker_heartbeat.delay()
+            result = worker_heartbeat_record.delay()
             assert result.get(timeout=30)["beats"] == 1
     """
     return _live_worker_session.start()

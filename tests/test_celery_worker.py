@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from config.celery import app as celery_app
 from tournaments.models import WorkerHeartbeat
-from tournaments.tasks import worker_heartbeat
+from tournaments.tasks import worker_heartbeat_record
 
 if TYPE_CHECKING:
     from tests.conftest import LiveWorker
@@ -29,14 +29,14 @@ def test_celery_is_configured_for_long_tasks_and_json_only() -> None:
 
 def test_tasks_are_autodiscovered() -> None:
     celery_app.loader.import_default_modules()
-    assert "tournaments.tasks.worker_heartbeat" in celery_app.tasks
+    assert "tournaments.tasks.worker_heartbeat_record" in celery_app.tasks
 
 
 @pytest.mark.slow
 def test_worker_runs_a_task_that_writes_the_database(live_worker: LiveWorker) -> None:
     assert not WorkerHeartbeat.objects.exists()
 
-    result = worker_heartbeat.delay().get(timeout=30)
+    result = worker_heartbeat_record.delay().get(timeout=30)
 
     heartbeat = WorkerHeartbeat.objects.get()
     assert heartbeat.hostname == result["hostname"]
@@ -47,10 +47,10 @@ def test_worker_runs_a_task_that_writes_the_database(live_worker: LiveWorker) ->
 
 @pytest.mark.slow
 def test_worker_sees_what_the_test_committed(live_worker: LiveWorker) -> None:
-    first = worker_heartbeat.delay().get(timeout=30)
+    first = worker_heartbeat_record.delay().get(timeout=30)
     WorkerHeartbeat.objects.filter(hostname=first["hostname"]).update(beats=41)
 
-    second = worker_heartbeat.delay().get(timeout=30)
+    second = worker_heartbeat_record.delay().get(timeout=30)
 
     assert second["beats"] == 42
     assert WorkerHeartbeat.objects.get(hostname=first["hostname"]).beats == 42
@@ -64,4 +64,4 @@ def test_worker_restarts_after_a_kill(live_worker: LiveWorker) -> None:
 
     live_worker.start()
 
-    assert worker_heartbeat.delay().get(timeout=30)["beats"] == 1
+    assert worker_heartbeat_record.delay().get(timeout=30)["beats"] == 1

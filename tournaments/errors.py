@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerError
+
 
 class ApplicationError(Exception):
     """A request the domain refuses (bad options, wrong status, registration closed...).
@@ -22,3 +25,9 @@ class ApplicationError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+# Errors that say the infrastructure is away, not that the work is wrong: the database (the
+# services let these through for the task to retry) and, for the tasks, the broker too.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
+INFRASTRUCTURE_ERRORS: tuple[type[Exception], ...] = (*DATABASE_ERRORS, BrokerError)

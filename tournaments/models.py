@@ -1,7 +1,7 @@
 """Models of the tournaments app: bots and their versions, tournaments, entries, rounds,
 tables, seats, every deal with its tricks and decisions, faults, and ratings.
 
-Models hold data and small read-only helpers; every write goes through ``services.py`` and every
+Models hold data and small read-only helpers; every write goes through ``services`` and every
 non-trivial read through ``selectors.py``.
 """
 

@@ -19,7 +19,7 @@ from django.db.models.fields.json import KeyTransform
 
 import games
 from games.base import JSON
-from tournaments import formats
+from tournaments import scoring
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -57,7 +57,7 @@ def tournament_lower_is_better(*, tournament: Tournament) -> bool:
 def tournament_place_points(*, tournament: Tournament) -> tuple[int, ...]:
     if tournament.place_points:
         return tuple(int(p) for p in tournament.place_points)
-    return formats.default_place_points(tournament.table_size)
+    return scoring.default_place_points(tournament.table_size)
 
 
 def _fraction(value: Decimal | None) -> Fraction:
@@ -66,7 +66,7 @@ def _fraction(value: Decimal | None) -> Fraction:
 
 def tournament_outcomes(
     *, tournament: Tournament, before_round: int | None = None
-) -> list[formats.TableOutcome]:
+) -> list[scoring.TableOutcome]:
     """Every recorded table (of the rounds before ``before_round``, if given) as the formats
     see it. Place points are recomputed exactly from the places; duplicate matchpoints are read
     from the seats (multiples of 1/2, stored exactly)."""
@@ -91,9 +91,9 @@ def tournament_outcomes(
                 continue  # the round is not closed yet: matchpoints come when it is
             points = tuple(_fraction(s["points"]) for s in table_seats)
         else:
-            points = tuple(formats.table_points(places, scale))
+            points = tuple(scoring.table_points(places, scale))
         outcomes.append(
-            formats.TableOutcome(
+            scoring.TableOutcome(
                 round_number=table_seats[0]["table__round__number"],
                 table_number=table_seats[0]["table__number"],
                 seats=tuple(s["entry_id"] for s in table_seats),
@@ -147,7 +147,7 @@ def standings_for_tournament(*, tournament: Tournament) -> list[StandingRow]:
         e.pk: e
         for e in Entry.objects.filter(tournament=tournament).select_related("version__bot", "user")
     }
-    lines = formats.standings(
+    lines = scoring.standings(
         entries=list(entries),
         outcomes=tournament_outcomes(tournament=tournament),
         seed=tournament.seed_int,

@@ -1,16 +1,18 @@
-"""Celery tasks of the tournaments app: thin, they take ids and call services.
+"""Celery tasks of the tournaments app: thin, they take ids and call the service they are
+named after (services queue them by these names through :mod:`tournaments.queue`).
 
 Task policy (docs/operations.md):
 
-* ``play_table`` is long: acknowledged late and rejected (so re-delivered) when its worker is
+* ``table_run`` is long: acknowledged late and rejected (so re-delivered) when its worker is
   lost; soft and hard time limits are set per call above the table's time budget
-  (``services.table_enqueue``). It is safe to run twice: the claim is a compare-and-set and a
+  (``queue.table_enqueue``). It is safe to run twice: the claim is a compare-and-set and a
   recorded table is never recorded again. Only infrastructure errors (the database or the broker
   away) are retried, with exponential backoff; a table that cannot be played is marked failed for
   an operator to re-run.
-* ``sweep_tables`` runs every 30 s from beat: it re-queues tables whose worker died (expired
+* ``table_sweep`` runs every 30 s from beat: it re-queues tables whose worker died (expired
   lease) and tables whose message was lost.
-* ``validate_bot_version`` plays a new upload at a short sandboxed table.
+* ``bot_version_validate`` plays a new upload at a short sandboxed table.
+* ``worker_heartbeat_record`` records that the worker that ran it is alive.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments import services
-
-INFRASTRUCTURE_ERRORS = (*services.INFRASTRUCTURE_ERRORS, BrokerError)
+from tournaments import queue, services
+from tournaments.errors import INFRASTRUCTURE_ERRORS
 
 RETRY_POLICY: dict[str, Any] = {
     "autoretry_for": INFRASTRUCTURE_ERRORS,
@@ -34,8 +34,8 @@ RETRY_POLICY: dict[str, Any] = {
 }
 
 
-@shared_task(bind=True, ignore_result=False)
-def worker_heartbeat(self: Task) -> dict[str, Any]:
+@shared_task(bind=True, name=queue.WORKER_HEARTBEAT_RECORD, ignore_result=False)
+def worker_heartbeat_record(self: Task) -> dict[str, Any]:
     """Record that the worker running this task is alive (scheduled every minute by beat)."""
     hostname = self.request.hostname or "unknown"
     heartbeat = services.worker_heartbeat_record(hostname=hostname)
@@ -46,8 +46,10 @@ def worker_heartbeat(self: Task) -> dict[str, Any]:
     }
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY_POLICY)
-def play_table(self: Task, table_id: int) -> dict[str, Any]:
+@shared_task(
+    bind=True, name=queue.TABLE_RUN, acks_late=True, reject_on_worker_lost=True, **RETRY_POLICY
+)
+def table_run(self: Task, table_id: int) -> dict[str, Any]:
     """Claim, play and record one table."""
     token = str(self.request.id or f"local-{table_id}")
     worker = str(self.request.hostname or "unknown")
@@ -60,14 +62,20 @@ def play_table(self: Task, table_id: int) -> dict[str, Any]:
         return {"table": table_id, "outcome": "failed", "detail": "time limit"}
 
 
-@shared_task(ignore_result=False, **RETRY_POLICY)
-def sweep_tables() -> dict[str, Any]:
+@shared_task(name=queue.TABLE_SWEEP, ignore_result=False, **RETRY_POLICY)
+def table_sweep() -> dict[str, Any]:
     """Re-queue tables whose lease expired and pending tables whose message was lost."""
     return services.table_sweep().as_json()
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, **RETRY_POLICY)
-def validate_bot_version(self: Task, version_id: int) -> dict[str, Any]:
+@shared_task(
+    bind=True,
+    name=queue.BOT_VERSION_VALIDATE,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    **RETRY_POLICY,
+)
+def bot_version_validate(self: Task, version_id: int) -> dict[str, Any]:
     """Validate a new bot version at a short sandboxed table against built-in bots."""
     version = services.bot_version_validate(version_id=version_id)
     return {"version": version.pk, "status": version.status}

@@ -1,4 +1,5 @@
-"""Seating formats, table points, matchpoints, standings and the seed commitment (no database)."""
+"""Seating formats (tournaments.formats), table points, matchpoints and standings
+(tournaments.scoring), the seed and its commitment (tournaments.seeds); no database."""
 
 from __future__ import annotations
 
@@ -10,25 +11,29 @@ import pytest
 
 from games.dealing import DealRng
 from tournaments.formats import (
-    HOUSE,
-    FormatError,
     RoundContext,
     SeatingFormat,
-    TableOutcome,
-    check_place_points,
-    commitment_matches,
-    default_place_points,
-    duplicate_matchpoints,
     format_names,
     get_format,
     meetings,
-    new_tournament_seed,
     register_format,
     seat_round,
-    seed_commitment,
+)
+from tournaments.scoring import (
+    HOUSE,
+    FormatError,
+    TableOutcome,
+    check_place_points,
+    default_place_points,
+    duplicate_matchpoints,
     standings,
-    table_deal_seed,
     table_points,
+)
+from tournaments.seeds import (
+    commitment_matches,
+    new_tournament_seed,
+    seed_commitment,
+    table_deal_seed,
 )
 
 

@@ -14,8 +14,9 @@ from django.test.utils import CaptureQueriesContext
 
 from judge.runner import TableResult
 from tests.tournaments.factories import enter_builtins, make_tournament
-from tournaments import formats, selectors, services
+from tournaments import scoring, selectors, services
 from tournaments.models import Deal, DealReplay, Seat, Table
+from tournaments.services import recording
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,7 +84,7 @@ def test_deals_go_in_as_bulk_create_writes_them() -> None:
         ]
 
     fast, plain = deals(first), deals(second)
-    services._insert_deals(fast)
+    recording._insert_deals(fast)
     Deal.objects.bulk_create(plain)
     assert _deal_rows(first) == _deal_rows(second)
     assert [row[4] for row in _deal_rows(first)] == [False, True, False]
@@ -126,7 +127,7 @@ def test_recorded_rows_and_stored_replays_are_those_the_database_gives_back() ->
     assert all('"x-odd":{"a":[1e-07,0.0,0.1,2.5e-300' in text for text in stored.values())
     assert all('"zz":15000000000000000,"é":' in text for text in stored.values())
     # Every seat column the one UPDATE writes.
-    points = formats.table_points(result.places, (4, 2, 1, 0))
+    points = scoring.table_points(result.places, (4, 2, 1, 0))
     for seat in Seat.objects.filter(table=table).order_by("position"):
         mine = result.seats[seat.position]
         assert (

@@ -24,7 +24,7 @@ from tests.tournaments.factories import (
     file_version,
     make_tournament,
 )
-from tournaments import formats, selectors, services
+from tournaments import seeds, selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotVersion,
@@ -81,7 +81,7 @@ def test_rules_are_checked_by_the_engine_when_a_tournament_is_made() -> None:
 
 def test_a_new_tournament_publishes_the_commitment_and_keeps_its_seed_secret() -> None:
     tournament = make_tournament()
-    assert formats.commitment_matches(tournament.seed_int, tournament.commitment)
+    assert seeds.commitment_matches(tournament.seed_int, tournament.commitment)
     assert tournament.revealed_seed is None
     assert tournament.seed_int.bit_length() > 64
 
@@ -298,12 +298,12 @@ def test_the_commitment_checks_against_the_revealed_seed_and_every_deal_recomput
     seed = tournament.revealed_seed
     assert seed is not None
     assert tournament.commitment == commitment
-    assert formats.seed_commitment(seed) == commitment
+    assert seeds.seed_commitment(seed) == commitment
     engine = games.load("hearts", "whisthub", fixed_deals=3)
     checked = 0
     for deal in Deal.objects.filter(table__tournament=tournament).select_related("table__round"):
         table = deal.table
-        table_seed = formats.table_deal_seed(
+        table_seed = seeds.table_deal_seed(
             seed, round_number=table.round.number, table_number=table.number, duplicate=False
         )
         assert table.deal_seed == table_seed

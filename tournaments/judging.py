@@ -1,0 +1,91 @@
+"""What the judge is handed for a table: the rules engine, each seat's bot, the time limits
+and the most a table may take. Reads and pure computations, no writes (but the worker's bot
+cache, filled from the database)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+import games
+from judge.runner import BotSpec, Limits
+from tournaments import conf
+from tournaments.models import BotVersion, Table, Tournament
+
+# Decisions a whole table makes per deal, for the time budget of a table task.
+DECISIONS_PER_DEAL = {"hearts": 56, "roi": 52}
+
+
+def engine_for(
+    *, game: str, preset: str | None, options: Mapping[str, object], deals: int
+) -> games.Game[object]:
+    """The engine of a tournament's rules, for tables of ``deals`` deals."""
+    return games.load(game, preset, **{**options, "fixed_deals": deals})
+
+
+def tournament_engine(*, tournament: Tournament, deals: int | None = None) -> games.Game[object]:
+    """The engine of a tournament's rules (for tables of ``deals`` deals: by default its own)."""
+    return engine_for(
+        game=tournament.game,
+        preset=tournament.preset,
+        options=tournament.options,
+        deals=tournament.deals_per_table if deals is None else deals,
+    )
+
+
+def bot_version_path(*, version: BotVersion) -> Path:
+    """The version's upload as a file a worker can hand to the judge (cached by SHA-256)."""
+    directory = conf.bot_cache_dir() / version.sha256
+    path = directory / (version.filename or "bot.py")
+    if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == version.sha256:
+        return path
+    data = bytes(BotVersion.objects.values_list("content", flat=True).get(pk=version.pk))
+    if hashlib.sha256(data).hexdigest() != version.sha256:
+        raise RuntimeError(f"{version}: the stored upload does not match its SHA-256")
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / f".{path.name}.{threading.get_ident()}"
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return path
+
+
+def bot_spec(*, version: BotVersion) -> BotSpec:
+    if version.builtin:
+        return BotSpec(builtin=version.builtin, label=version.label)
+    return BotSpec(path=bot_version_path(version=version), label=version.label)
+
+
+def tournament_limits(*, tournament: Tournament) -> Limits:
+    return Limits(
+        startup=tournament.startup_seconds,
+        decision=tournament.decision_seconds,
+        bank=tournament.bank_seconds,
+        max_faults=tournament.max_faults,
+        replacement=tournament.house_bot,
+    )
+
+
+def table_time_budget(*, tournament: Tournament) -> float:
+    """The most a table may take when every bot uses all its time (seconds)."""
+    per_deal = DECISIONS_PER_DEAL.get(tournament.game, 30 * tournament.table_size)
+    seats = tournament.table_size
+    return (
+        seats * (tournament.startup_seconds + tournament.bank_seconds)
+        + tournament.deals_per_table * per_deal * tournament.decision_seconds
+        + tournament.deals_per_table * 1.0  # the engine and the database
+        + 30.0
+    )
+
+
+def table_bots(*, table: Table) -> list[BotSpec]:
+    """The bot of each seat: the entry's frozen version, or a house bot."""
+    specs = []
+    for seat in table.seats.select_related("entry__version__bot").order_by("position"):
+        if seat.entry is None or seat.substitute:
+            label = f"house:{seat.house_bot}"
+            specs.append(BotSpec(builtin=seat.house_bot, label=label))
+        else:
+            specs.append(bot_spec(version=seat.entry.version))
+    return specs

@@ -1,0 +1,99 @@
+"""Writes of the tournaments app: keyword-only functions named ``<entity>_<action>``, one module
+per entity, their public names gathered here (``from tournaments import services``).
+
+- :mod:`~tournaments.services.bots`: bots and their versions (create, upload, validate);
+- :mod:`~tournaments.services.lifecycle`: a tournament's settings, registration, start, the
+  seating of each round, finish and cancel;
+- :mod:`~tournaments.services.tables`: claiming, playing, failing and re-running tables, and the
+  periodic sweep;
+- :mod:`~tournaments.services.recording`: recording a played table and closing its round;
+- :mod:`~tournaments.services.ratings`: the ratings a finished tournament updates;
+- :mod:`~tournaments.services.audit`: re-playing recorded deals through the engine;
+- :mod:`~tournaments.services.workers`: the workers' heartbeats.
+
+Every state change is a compare-and-set (``filter(pk=..., status=...).update(...)`` and check
+the count) or happens under ``select_for_update`` of the rows concerned, so that two workers,
+two admins or a task that runs twice never record anything twice. Tasks are queued only after
+the transaction that made their work commits (:mod:`tournaments.queue`).
+
+A refused request raises :class:`~tournaments.errors.ApplicationError`.
+"""
+
+from tournaments.services.audit import DealAudit, TournamentAudit, deal_audit, tournament_audit
+from tournaments.services.bots import (
+    VALIDATION_DEALS,
+    bot_create,
+    bot_version_create,
+    bot_version_revalidate,
+    bot_version_validate,
+)
+from tournaments.services.lifecycle import (
+    MAX_DEALS_PER_TABLE,
+    MAX_ROUNDS,
+    TOURNAMENT_SETTINGS,
+    entry_disqualify,
+    entry_register,
+    entry_withdraw,
+    round_advance,
+    tournament_cancel,
+    tournament_check_update,
+    tournament_create,
+    tournament_finish,
+    tournament_open,
+    tournament_start,
+    tournament_update,
+)
+from tournaments.services.ratings import ratings_update
+from tournaments.services.recording import table_record_result
+from tournaments.services.tables import (
+    SweepReport,
+    TableRun,
+    table_claim,
+    table_fail,
+    table_lease_renew,
+    table_play,
+    table_rerun,
+    table_run,
+    table_sweep,
+    tournament_run_here,
+)
+from tournaments.services.workers import worker_heartbeat_record
+
+__all__ = [
+    "MAX_DEALS_PER_TABLE",
+    "MAX_ROUNDS",
+    "TOURNAMENT_SETTINGS",
+    "VALIDATION_DEALS",
+    "DealAudit",
+    "SweepReport",
+    "TableRun",
+    "TournamentAudit",
+    "bot_create",
+    "bot_version_create",
+    "bot_version_revalidate",
+    "bot_version_validate",
+    "deal_audit",
+    "entry_disqualify",
+    "entry_register",
+    "entry_withdraw",
+    "ratings_update",
+    "round_advance",
+    "table_claim",
+    "table_fail",
+    "table_lease_renew",
+    "table_play",
+    "table_record_result",
+    "table_rerun",
+    "table_run",
+    "table_sweep",
+    "tournament_audit",
+    "tournament_cancel",
+    "tournament_check_update",
+    "tournament_create",
+    "tournament_finish",
+    "tournament_open",
+    "tournament_run_here",
+    "tournament_start",
+    "tournament_update",
+    "worker_heartbeat_record",
+]

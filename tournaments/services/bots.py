@@ -1,0 +1,194 @@
+"""Bots and their versions: create, upload, validate in the sandbox."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils import timezone
+
+import games
+from games.base import JSON
+from games.errors import GameError
+from judge import bots as builtin_bots
+from judge.package import MAX_ZIP_BYTES, PackageError, check
+from judge.runner import Limits, run_table
+from tournaments import conf, judging, queue
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    Bot,
+    BotVersion,
+)
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+log = logging.getLogger(__name__)
+
+
+VALIDATION_DEALS = 2  # deals of a validation table (a whole game for games that need one)
+
+
+def bot_create(*, owner: User, name: str, game: str, description: str = "") -> Bot:
+    """A new bot of ``owner`` for ``game`` (its code comes with versions)."""
+    name = name.strip()
+    if not name:
+        raise ApplicationError("a bot needs a name", code="bot_name")
+    try:
+        games.game_class(game)
+    except GameError as exc:
+        raise ApplicationError(str(exc), code="unknown_game") from None
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise ApplicationError(f"you already have a bot named {name!r}", code="bot_name")
+    return Bot.objects.create(owner=owner, name=name, game=game, description=description)
+
+
+def bot_version_create(
+    *, bot: Bot, content: bytes | None = None, filename: str = "", builtin: str = ""
+) -> BotVersion:
+    """A new immutable version of a bot: an uploaded ``.py`` file or ``.zip`` package, or a
+    built-in bot (trusted: ready at once). An upload is checked statically here (its format,
+    manifest and sizes) and queued for validation in the sandbox."""
+    if (content is None) == (not builtin):
+        raise ApplicationError("a version is either an uploaded file or a built-in bot")
+    if builtin:
+        try:
+            builtin_bots.builtin_class(builtin, bot.game)
+        except ValueError as exc:
+            raise ApplicationError(str(exc), code="unknown_builtin") from None
+        digest = hashlib.sha256(f"builtin:{builtin}".encode()).hexdigest()
+        status, report = BotVersion.Status.READY, {"ok": True, "builtin": builtin}
+        size, filename, data = 0, "", b""
+    else:
+        assert content is not None
+        data = bytes(content)
+        filename = Path(filename or "bot.py").name
+        if not filename.endswith((".py", ".zip")):
+            raise ApplicationError("a bot is a .py file or a .zip package", code="bot_package")
+        if not data:
+            raise ApplicationError("the uploaded file is empty", code="bot_package")
+        if len(data) > MAX_ZIP_BYTES:
+            raise ApplicationError(
+                f"the upload is {len(data)} bytes; the limit is {MAX_ZIP_BYTES}",
+                code="bot_package",
+            )
+        _check_package(data, filename)
+        digest = hashlib.sha256(data).hexdigest()
+        status, report, size = BotVersion.Status.PENDING, {}, len(data)
+    with transaction.atomic():
+        Bot.objects.select_for_update().get(pk=bot.pk)  # one number per version
+        last = bot.versions.order_by("-number").values_list("number", flat=True).first()
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=(last or 0) + 1,
+            content=data,
+            filename=filename,
+            sha256=digest,
+            size=size,
+            builtin=builtin,
+            status=status,
+            report=report,
+            validated_at=timezone.now() if builtin else None,
+        )
+        if not builtin:
+            queue.bot_version_validate(version_id=version.pk)
+    return version
+
+
+def _check_package(data: bytes, filename: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tapis-upload-") as tmp:
+        path = Path(tmp, filename)
+        path.write_bytes(data)
+        try:
+            check(path)
+        except PackageError as exc:
+            raise ApplicationError(str(exc), code="bot_package") from None
+
+
+def bot_version_validate(*, version_id: int) -> BotVersion:
+    """Run a pending version in the sandbox at a short table against built-in bots; it becomes
+    ready if it played every decision cleanly, rejected otherwise (the report says why).
+    Running it twice validates once."""
+    claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.VALIDATING
+    )
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    if not claimed:
+        return version
+    try:
+        report = _validation_report(version)
+    except BaseException:
+        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+            status=BotVersion.Status.PENDING
+        )
+        raise
+    status = BotVersion.Status.READY if report["ok"] else BotVersion.Status.REJECTED
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
+        status=status, report=report, validated_at=timezone.now()
+    )
+    version.refresh_from_db(fields=["status", "report", "validated_at"])
+    return version
+
+
+def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
+    """Queue a rejected version for validation again (after a sandbox problem was fixed)."""
+    with transaction.atomic():
+        updated = BotVersion.objects.filter(
+            pk=version.pk, status=BotVersion.Status.REJECTED
+        ).update(status=BotVersion.Status.PENDING, report={}, validated_at=None)
+        if not updated:
+            raise ApplicationError(
+                f"{version.label} is {version.status}: only a rejected version is validated again",
+                code="status",
+            )
+        queue.bot_version_validate(version_id=version.pk)
+    version.refresh_from_db(fields=["status", "report", "validated_at"])
+    return version
+
+
+def _validation_report(version: BotVersion) -> dict[str, JSON]:
+    game = games.load(version.bot.game)
+    deals = None if game.name == "roi" else VALIDATION_DEALS  # Roi: one whole game
+    sparring = "random"
+    seed = int(version.sha256[:15], 16)
+    limits = Limits(startup=5.0, decision=1.0, bank=5.0, max_faults=1)
+    result = run_table(
+        game=game.name,
+        preset=game.preset,
+        bots=[judging.bot_spec(version=version)] + [f"builtin:{sparring}"] * (game.players - 1),
+        deals=deals,
+        seed=seed,
+        limits=limits,
+        sandbox=conf.sandbox_mode(),
+    )
+    seat = result.seats[0]
+    faults = [f.as_json() for f in seat.faults]
+    ok = not faults and not seat.replaced
+    if ok:
+        reason = f"played {seat.decisions} decisions cleanly"
+    else:
+        first = seat.faults[0] if seat.faults else None
+        reason = (
+            f"{first.kind.value}: {first.detail}" if first else "the bot was replaced by the judge"
+        )
+    return {
+        "ok": ok,
+        "reason": reason,
+        "game": game.name,
+        "preset": game.preset,
+        "opponents": f"builtin:{sparring}",
+        "deals": len(result.deal_points),
+        "seed": seed,
+        "sandbox": conf.sandbox_mode(),
+        "name": seat.name,
+        "decisions": seat.decisions,
+        "mean_time": round(seat.mean_time, 6),
+        "p99_time": round(seat.p99_time, 6),
+        "faults": list[JSON](faults),
+        "log": seat.log[-4000:],
+    }

@@ -1,0 +1,492 @@
+"""A tournament's life: create and change its settings, open, enter bots, start, seat each
+round, finish, cancel."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.errors import GameError
+from judge import bots as builtin_bots
+from judge.runner import Limits
+from tournaments import formats, judging, queue, scoring, seeds, selectors
+from tournaments.errors import ApplicationError
+from tournaments.models import (
+    BotVersion,
+    Entry,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+)
+from tournaments.services._sql import as_points
+from tournaments.services.ratings import ratings_update
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+log = logging.getLogger(__name__)
+
+
+MAX_ROUNDS = 100
+MAX_DEALS_PER_TABLE = 1000
+
+
+def tournament_create(
+    *,
+    organiser: User,
+    name: str,
+    game: str,
+    rounds: int,
+    deals_per_table: int,
+    preset: str | None = None,
+    options: Mapping[str, object] | None = None,
+    table_size: int | None = None,
+    seating: str = "random",
+    duplicate: bool = False,
+    place_points: Sequence[int] | None = None,
+    decision_seconds: float = 1.0,
+    bank_seconds: float = 20.0,
+    startup_seconds: float = 5.0,
+    max_faults: int = 3,
+    house_bot: str = "heuristic",
+    allow_multiple_entries: bool = False,
+    registration_opens_at: datetime | None = None,
+    registration_closes_at: datetime | None = None,
+) -> Tournament:
+    """A draft tournament. Every setting is checked here: the rules (preset and overrides,
+    through the engine), the fixed length, the seating format, place points, time limits. The
+    secret seed is drawn and its commitment published."""
+    values = _checked_settings(
+        name=name,
+        game=game,
+        rounds=rounds,
+        deals_per_table=deals_per_table,
+        preset=preset,
+        options=options,
+        table_size=table_size,
+        seating=seating,
+        duplicate=duplicate,
+        place_points=place_points,
+        decision_seconds=decision_seconds,
+        bank_seconds=bank_seconds,
+        startup_seconds=startup_seconds,
+        max_faults=max_faults,
+        house_bot=house_bot,
+        allow_multiple_entries=allow_multiple_entries,
+        registration_opens_at=registration_opens_at,
+        registration_closes_at=registration_closes_at,
+    )
+    seed = seeds.new_tournament_seed()
+    return Tournament.objects.create(
+        organiser=organiser, seed=str(seed), commitment=seeds.seed_commitment(seed), **values
+    )
+
+
+# The settings tournament_create takes and tournament_update changes.
+TOURNAMENT_SETTINGS = (
+    "name",
+    "game",
+    "preset",
+    "options",
+    "table_size",
+    "rounds",
+    "deals_per_table",
+    "seating",
+    "duplicate",
+    "place_points",
+    "decision_seconds",
+    "bank_seconds",
+    "startup_seconds",
+    "max_faults",
+    "house_bot",
+    "allow_multiple_entries",
+    "registration_opens_at",
+    "registration_closes_at",
+)
+# Settings whose change makes the stored place points (one per seat) meaningless.
+_SEATING_SETTINGS = frozenset({"game", "preset", "options", "table_size"})
+
+
+def tournament_update(*, tournament: Tournament, **changes: Any) -> Tournament:
+    """Change the settings of a tournament that has not started (draft or open).
+
+    The new settings are checked exactly as :func:`tournament_create` checks them; the seed
+    and its commitment do not change. The game cannot change once bots are entered; place
+    points go back to the default when the game, preset, options or table size change without
+    new ones, and the preset to the game's default when the game changes without one."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        values = _updated_settings(locked, changes)
+        for name, value in values.items():
+            setattr(locked, name, value)
+        locked.save(update_fields=list(values))
+    tournament.refresh_from_db()
+    return tournament
+
+
+def tournament_check_update(*, tournament: Tournament, **changes: Any) -> None:
+    """Raise ApplicationError if :func:`tournament_update` would refuse these changes."""
+    _updated_settings(Tournament.objects.get(pk=tournament.pk), changes)
+
+
+def _updated_settings(tournament: Tournament, changes: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(changes) - set(TOURNAMENT_SETTINGS))
+    if unknown:
+        raise ApplicationError(
+            f"unknown tournament settings: {', '.join(unknown)}",
+            code="invalid",
+            extra={"field": unknown[0]},
+        )
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN):
+        raise ApplicationError(
+            f"the tournament is {tournament.status}; only a draft or open one can change",
+            code="status",
+            extra={"status": tournament.status},
+        )
+    game_changes = changes.get("game", tournament.game) != tournament.game
+    if game_changes and Entry.objects.filter(tournament=tournament).exists():
+        raise ApplicationError(
+            "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
+        )
+    settings: dict[str, Any] = {name: getattr(tournament, name) for name in TOURNAMENT_SETTINGS}
+    if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
+        settings["place_points"] = None
+    if game_changes and "preset" not in changes:
+        settings["preset"] = None
+    settings.update(changes)
+    return _checked_settings(**settings)
+
+
+def _checked_settings(
+    *,
+    name: str,
+    game: str,
+    rounds: int,
+    deals_per_table: int,
+    preset: str | None,
+    options: Mapping[str, object] | None,
+    table_size: int | None,
+    seating: str,
+    duplicate: bool,
+    place_points: Sequence[int] | None,
+    decision_seconds: float,
+    bank_seconds: float,
+    startup_seconds: float,
+    max_faults: int,
+    house_bot: str,
+    allow_multiple_entries: bool,
+    registration_opens_at: datetime | None,
+    registration_closes_at: datetime | None,
+) -> dict[str, Any]:
+    """Check a tournament's settings; the model field values, or ApplicationError."""
+    overrides = dict(options or {})
+    if "fixed_deals" in overrides:
+        raise ApplicationError(
+            "the number of deals is set by deals_per_table, not by the fixed_deals option",
+            code="invalid_option",
+            extra={"option": "fixed_deals"},
+        )
+    if not 1 <= rounds <= MAX_ROUNDS:
+        raise ApplicationError(f"rounds must be from 1 to {MAX_ROUNDS}", code="rounds")
+    if not 1 <= deals_per_table <= MAX_DEALS_PER_TABLE:
+        raise ApplicationError(
+            f"deals per table must be from 1 to {MAX_DEALS_PER_TABLE}", code="deals_per_table"
+        )
+    try:
+        engine = judging.engine_for(
+            game=game, preset=preset, options=overrides, deals=deals_per_table
+        )
+        if table_size is not None and table_size != engine.players:
+            overrides["players"] = table_size
+            engine = judging.engine_for(
+                game=game, preset=preset, options=overrides, deals=deals_per_table
+            )
+    except GameError as exc:
+        option = getattr(exc, "option", None)
+        if option == "fixed_deals":
+            option = "deals_per_table"
+        raise ApplicationError(str(exc), code="invalid_option", extra={"option": option}) from None
+    if engine.players != (table_size or engine.players):
+        raise ApplicationError(
+            f"{game}/{engine.preset} is played by {engine.players}, not {table_size}",
+            code="table_size",
+        )
+    if seating not in formats.format_names():
+        raise ApplicationError(
+            f"unknown seating format {seating!r}; formats are: "
+            + ", ".join(formats.format_names()),
+            code="seating",
+        )
+    try:
+        points = (
+            scoring.check_place_points(place_points, engine.players)
+            if place_points is not None
+            else scoring.default_place_points(engine.players)
+        )
+    except scoring.FormatError as exc:
+        raise ApplicationError(str(exc), code="place_points") from None
+    try:
+        builtin_bots.builtin_class(house_bot, engine.name)
+        Limits(
+            startup=startup_seconds,
+            decision=decision_seconds,
+            bank=bank_seconds,
+            max_faults=max_faults,
+            replacement=house_bot,
+        )
+    except ValueError as exc:
+        raise ApplicationError(str(exc), code="limits") from None
+    if (
+        registration_opens_at is not None
+        and registration_closes_at is not None
+        and registration_closes_at <= registration_opens_at
+    ):
+        raise ApplicationError("registration must close after it opens", code="registration")
+    return {
+        "name": name.strip() or f"{engine.name} tournament",
+        "game": engine.name,
+        "preset": engine.preset,
+        "options": overrides,
+        "table_size": engine.players,
+        "rounds": rounds,
+        "deals_per_table": deals_per_table,
+        "seating": seating,
+        "duplicate": duplicate,
+        "place_points": list(points),
+        "decision_seconds": decision_seconds,
+        "bank_seconds": bank_seconds,
+        "startup_seconds": startup_seconds,
+        "max_faults": max_faults,
+        "house_bot": house_bot,
+        "allow_multiple_entries": allow_multiple_entries,
+        "registration_opens_at": registration_opens_at,
+        "registration_closes_at": registration_closes_at,
+    }
+
+
+def _transition(tournament: Tournament, sources: Iterable[str], target: str, **fields: Any) -> None:
+    """Compare-and-set the tournament's status; ApplicationError if it was not in ``sources``."""
+    allowed = list(sources)
+    updated = Tournament.objects.filter(pk=tournament.pk, status__in=allowed).update(
+        status=target, **fields
+    )
+    if not updated:
+        current = Tournament.objects.values_list("status", flat=True).get(pk=tournament.pk)
+        raise ApplicationError(
+            f"the tournament is {current}; this needs it to be {' or '.join(allowed)}",
+            code="status",
+            extra={"status": current},
+        )
+    tournament.refresh_from_db()
+
+
+def tournament_open(*, tournament: Tournament) -> Tournament:
+    """Open registration (draft -> open)."""
+    _transition(tournament, [Tournament.Status.DRAFT], Tournament.Status.OPEN)
+    return tournament
+
+
+def tournament_cancel(*, tournament: Tournament) -> Tournament:
+    """Cancel a tournament that is not finished. Tables in play finish but are not recorded."""
+    _transition(
+        tournament,
+        [Tournament.Status.DRAFT, Tournament.Status.OPEN, Tournament.Status.RUNNING],
+        Tournament.Status.CANCELLED,
+        finished_at=timezone.now(),
+    )
+    return tournament
+
+
+def entry_register(*, tournament: Tournament, version: BotVersion, user: User) -> Entry:
+    """Enter a ready bot version (frozen for the whole tournament). ``user`` is who asks: the
+    bot's owner, or staff entering it for them."""
+    now = timezone.now()
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.OPEN:
+            raise ApplicationError(
+                f"registration is closed: the tournament is {locked.status}", code="status"
+            )
+        if locked.registration_opens_at and now < locked.registration_opens_at:
+            raise ApplicationError("registration has not opened yet", code="registration")
+        if locked.registration_closes_at and now > locked.registration_closes_at:
+            raise ApplicationError("registration has closed", code="registration")
+        version = BotVersion.objects.select_related("bot").get(pk=version.pk)
+        if version.status != BotVersion.Status.READY:
+            raise ApplicationError(
+                f"{version.label} is {version.status}: only a ready version can enter",
+                code="version_not_ready",
+            )
+        if version.bot.game != locked.game:
+            raise ApplicationError(
+                f"{version.bot.name} plays {version.bot.game}, this tournament {locked.game}",
+                code="wrong_game",
+            )
+        if version.bot.owner_id != user.pk and not getattr(user, "is_staff", False):
+            raise ApplicationError("you can only enter your own bots", code="not_owner")
+        if Entry.objects.filter(tournament=locked, version=version).exists():
+            raise ApplicationError(f"{version.label} is already entered", code="duplicate_entry")
+        if (
+            not locked.allow_multiple_entries
+            and Entry.objects.filter(
+                tournament=locked, user_id=version.bot.owner_id, withdrawn=False
+            ).exists()
+        ):
+            raise ApplicationError(
+                "this tournament allows one entry per user", code="one_entry_per_user"
+            )
+        # The entry is the bot owner's, even when staff entered it for them.
+        return Entry.objects.create(
+            tournament=locked, version=version, user_id=version.bot.owner_id
+        )
+
+
+def entry_withdraw(*, entry: Entry, reason: str = "") -> Entry:
+    """Withdraw an entry. Before the start it is simply not seated; during the tournament its
+    seats not yet played are played by a house bot, and the entry is flagged (unranked)."""
+    return _entry_flag(entry=entry, field="withdrawn", reason=reason or "withdrawn")
+
+
+def entry_disqualify(*, entry: Entry, reason: str) -> Entry:
+    """Disqualify an entry: like a withdrawal, decided by the organiser."""
+    return _entry_flag(entry=entry, field="disqualified", reason=reason or "disqualified")
+
+
+def _entry_flag(*, entry: Entry, field: str, reason: str) -> Entry:
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=entry.tournament_id)
+        if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+            raise ApplicationError(f"the tournament is {tournament.status}", code="status")
+        updated = Entry.objects.filter(pk=entry.pk, **{field: False}).update(
+            **{field: True}, flag_reason=reason[:300], flagged_at=timezone.now()
+        )
+        if updated:
+            Seat.objects.filter(entry=entry, table__status=Table.Status.PENDING).update(
+                substitute=True, house_bot=tournament.house_bot
+            )
+    entry.refresh_from_db()
+    return entry
+
+
+def tournament_start(*, tournament: Tournament) -> Round:
+    """Close registration, seat round 1 and queue its tables (open -> running). The seed's
+    commitment was published when the tournament was created; the seed stays secret."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        active = Entry.objects.filter(tournament=locked, withdrawn=False, disqualified=False)
+        count = active.count()
+        if locked.status != Tournament.Status.OPEN:
+            raise ApplicationError(
+                f"the tournament is {locked.status}; only an open one can start", code="status"
+            )
+        if count < 2:
+            raise ApplicationError("a tournament needs at least two entries", code="too_few")
+        if locked.duplicate and count <= locked.table_size:
+            raise ApplicationError(
+                "duplicate play compares tables: it needs more entries than one table seats",
+                code="too_few",
+            )
+        _transition(
+            locked, [Tournament.Status.OPEN], Tournament.Status.RUNNING, started_at=timezone.now()
+        )
+        first = round_advance(tournament=locked)
+        assert first is not None
+    tournament.refresh_from_db()
+    return first
+
+
+def round_advance(*, tournament: Tournament) -> Round | None:
+    """Seat the next round from the standings and queue its tables; after the last round,
+    finish the tournament. Idempotent: a round is seated once."""
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status != Tournament.Status.RUNNING:
+            return None
+        number = locked.current_round + 1
+        if number > locked.rounds:
+            tournament_finish(tournament=locked)
+            return None
+        existing = Round.objects.filter(tournament=locked, number=number).first()
+        if existing is not None:
+            return existing
+        entries = list(
+            Entry.objects.filter(
+                tournament=locked, withdrawn=False, disqualified=False
+            ).values_list("pk", flat=True)
+        )
+        if not entries:
+            tournament_finish(tournament=locked)
+            return None
+        seating = formats.seat_round(
+            locked.seating,
+            round_number=number,
+            entries=entries,
+            table_size=locked.table_size,
+            seed=locked.seed_int,
+            history=selectors.tournament_outcomes(tournament=locked, before_round=number),
+            lower_is_better=selectors.tournament_lower_is_better(tournament=locked),
+        )
+        round_ = Round.objects.create(tournament=locked, number=number)
+        now = timezone.now()
+        tables = Table.objects.bulk_create(
+            [
+                Table(
+                    tournament=locked,
+                    round=round_,
+                    number=t,
+                    deal_seed=seeds.table_deal_seed(
+                        locked.seed_int,
+                        round_number=number,
+                        table_number=t,
+                        duplicate=locked.duplicate,
+                    ),
+                    queued_at=now,
+                )
+                for t in range(1, len(seating) + 1)
+            ]
+        )
+        Seat.objects.bulk_create(
+            [
+                Seat(
+                    table=table,
+                    position=position,
+                    entry_id=slot,
+                    house_bot=locked.house_bot if slot is None else "",
+                )
+                for table, slots in zip(tables, seating, strict=True)
+                for position, slot in enumerate(slots)
+            ]
+        )
+        Tournament.objects.filter(pk=locked.pk).update(current_round=number)
+        tournament.current_round = number
+        for table in tables:
+            queue.table_enqueue(table=table, tournament=locked)
+        return round_
+
+
+def tournament_finish(*, tournament: Tournament) -> Tournament:
+    """Finish a running tournament: reveal its seed, freeze the final standings, update the
+    ratings. Runs once (compare-and-set on the status)."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Tournament.objects.filter(
+            pk=tournament.pk, status=Tournament.Status.RUNNING
+        ).update(status=Tournament.Status.FINISHED, finished_at=now, seed_revealed_at=now)
+        tournament.refresh_from_db()
+        if not updated:
+            return tournament
+        lines = selectors.standings_for_tournament(tournament=tournament)
+        entries = []
+        for line in lines:
+            line.entry.final_rank = line.rank
+            line.entry.final_points = as_points(line.points)
+            entries.append(line.entry)
+        Entry.objects.bulk_update(entries, ["final_rank", "final_points"])
+        ratings_update(tournament=tournament)
+    return tournament
