@@ -20,8 +20,8 @@ PACKAGES := $(patsubst %/__init__.py,%,$(wildcard config/__init__.py games/__ini
 # packages it found when it was made).
 INSTALL_INPUTS := pyproject.toml $(wildcard */__init__.py)
 
-.PHONY: help run test install install-dev bubblewrap services lint format typecheck pytest \
-	compile clean
+.PHONY: help run test install install-dev bubblewrap chromium services lint format typecheck \
+	pytest compile clean
 
 help:
 	@echo "make run        the demo: web server on http://$(HOST):$(PORT)/ and one Celery worker"
@@ -46,7 +46,7 @@ install-dev: $(VENV)/.installed-dev
 run: install compile
 	$(PY) -m config.run --host $(HOST) --port $(PORT)
 
-test: install-dev compile bubblewrap services lint typecheck pytest
+test: install-dev compile bubblewrap chromium services lint typecheck pytest
 
 # The judge runs bots under bubblewrap: install it when missing and we may.
 bubblewrap:
@@ -57,6 +57,19 @@ bubblewrap:
 			apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap; \
 		else \
 			echo "warning: bubblewrap (bwrap) is missing: sudo apt-get install bubblewrap" >&2; \
+		fi; \
+	fi
+
+# The site's browser tests drive Debian's Chromium through Playwright (Playwright's own browser
+# download cannot work offline): install it when missing and we may.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "Installing chromium..."; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; \
+		else \
+			echo "warning: chromium is missing (the browser tests need it): sudo apt-get install chromium" >&2; \
 		fi; \
 	fi
 

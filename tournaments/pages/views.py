@@ -1,0 +1,128 @@
+"""Views of the public site. Each reads its page through one selector of
+``tournaments.page_selectors`` and renders a template: no query and no rule here.
+
+Hidden information (a table being played, a duplicate round still playing, a seed before the
+end) is left out by the selectors, for everyone, staff included; a page that would show
+nothing but hidden information answers 403 with the reason (templates/403.html).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+from django_htmx.http import HttpResponseStopPolling
+
+from tournaments import page_selectors
+
+# The guides served under /docs/, by slug: (file in docs/, title, who it is for).
+DOCS = {
+    "protocol": ("protocol.md", "The bot protocol", "Bot authors: what a bot reads and writes."),
+    "api": ("api.md", "The REST API", "Bot authors and tools: a tournament through curl."),
+    "rules": ("rules.md", "The rules", "Everyone: the rules of every game and preset."),
+    "pages": ("pages.md", "The site", "Organisers and spectators: what each page shows."),
+    "tournaments": ("tournaments.md", "Tournaments", "Organisers: formats, points, ties."),
+    "dealing": ("dealing.md", "Dealing", "Everyone: how seeds make the cards, checkably."),
+}
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    page = page_selectors.home_page(user=request.user)
+    return render(request, "pages/home.html", {"page": page, "nav_section": "home"})
+
+
+@require_safe
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    page = page_selectors.tournament_list_page(
+        user=request.user,
+        status=request.GET.get("status", ""),
+        game=request.GET.get("game", ""),
+        page=request.GET.get("page"),
+    )
+    return render(
+        request, "pages/tournament_list.html", {"page": page, "nav_section": "tournaments"}
+    )
+
+
+@require_safe
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.tournament_page(tournament_id=pk, user=request.user)
+    return render(
+        request, "pages/tournament_detail.html", {"page": page, "nav_section": "tournaments"}
+    )
+
+
+@require_safe
+def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
+    """The progress and standings of a tournament, for the polling of its page: 204 when
+    nothing changed since the version the page shows, 286 (htmx: stop polling) once the
+    tournament is no longer running."""
+    live = page_selectors.tournament_live(
+        tournament_id=pk, user=request.user, since=request.GET.get("since")
+    )
+    if live is None:
+        return HttpResponse(status=204)
+    response = render(request, "pages/includes/tournament_live.html", {"live": live, "oob": True})
+    if not live.progress.live:
+        stop = HttpResponseStopPolling(response.content)
+        return stop
+    return response
+
+
+@require_safe
+def table_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.table_page(table_id=pk, user=request.user)
+    return render(request, "pages/table_detail.html", {"page": page, "nav_section": "tournaments"})
+
+
+@require_safe
+def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.bot_page(bot_id=pk, user=request.user, page=request.GET.get("page"))
+    return render(request, "pages/bot_detail.html", {"page": page, "nav_section": "rankings"})
+
+
+@require_safe
+def rankings(request: HttpRequest) -> HttpResponse:
+    page = page_selectors.rankings_page(
+        family=request.GET.get("family", ""), page=request.GET.get("page")
+    )
+    return render(request, "pages/rankings.html", {"page": page, "nav_section": "rankings"})
+
+
+@require_safe
+def deal_audit(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.deal_audit_page(deal_id=pk, user=request.user)
+    return render(request, "pages/deal_audit.html", {"page": page, "nav_section": "tournaments"})
+
+
+@require_safe
+def tournament_audit(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.tournament_audit_page(tournament_id=pk, user=request.user)
+    return render(
+        request, "pages/tournament_audit.html", {"page": page, "nav_section": "tournaments"}
+    )
+
+
+@require_safe
+def docs_index(request: HttpRequest) -> HttpResponse:
+    guides = [(slug, title, audience) for slug, (_, title, audience) in DOCS.items()]
+    return render(request, "pages/docs.html", {"guides": guides, "nav_section": "docs"})
+
+
+@require_safe
+def docs_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """A guide of docs/, as its Markdown text (readable as it is)."""
+    if slug not in DOCS:
+        raise Http404("no such guide")
+    filename, title, audience = DOCS[slug]
+    path = Path(settings.BASE_DIR) / "docs" / filename
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise Http404("this guide is not installed here") from None
+    context = {"title": title, "audience": audience, "text": text, "nav_section": "docs"}
+    return render(request, "pages/docs_page.html", context)
