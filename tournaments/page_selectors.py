@@ -27,7 +27,7 @@ from django.db.models.functions import RowNumber
 from django.http import Http404
 
 import games
-from tournaments import formats, selectors, services
+from tournaments import formats, seeds, selectors, services
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -633,7 +633,7 @@ def tournament_page(*, tournament_id: int, user: Any) -> TournamentPage:
         SeedCheck(
             seed=revealed,
             commitment=tournament.commitment,
-            matches=formats.commitment_matches(revealed, tournament.commitment),
+            matches=seeds.commitment_matches(revealed, tournament.commitment),
         )
         if revealed is not None
         else None
