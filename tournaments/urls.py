@@ -6,7 +6,7 @@ The deal replay viewer answers ``/deals/<id>/``.
 
 from django.urls import URLPattern, URLResolver, path
 
-from tournaments.pages import views
+from tournaments.pages import replay, views
 
 app_name = "tournaments"
 
@@ -16,6 +16,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tournaments/<int:pk>/live/", views.tournament_live, name="tournament-live"),
     path("tournaments/<int:pk>/audit/", views.tournament_audit, name="tournament-audit"),
     path("tables/<int:pk>/", views.table_detail, name="table-detail"),
+    path("deals/<int:pk>/", replay.deal_replay, name="deal"),
     path("deals/<int:pk>/audit/", views.deal_audit, name="deal-audit"),
     path("bots/<int:pk>/", views.bot_detail, name="bot-detail"),
     path("rankings/", views.rankings, name="rankings"),

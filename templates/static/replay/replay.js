@@ -1,0 +1,520 @@
+// The deal replay viewer (templates/replay.html). The page is whole without it: this script
+// draws the table at any step from the steps the engine wrote (tournaments/replay_steps.py,
+// in #replay-steps) and knows no rule of any game. Each step holds the keys of the table's
+// state that changed; the states are rebuilt once, then any step is drawn directly.
+
+const data = JSON.parse(document.getElementById("replay-steps").textContent);
+const viewer = document.getElementById("viewer");
+const n = data.players;
+const game = data.game;
+const trickGame = game !== "dutch";
+
+const states = [];
+{
+  let current = {};
+  for (const step of data.steps) {
+    current = Object.assign({}, current, step.d);
+    states.push(current);
+  }
+}
+const last = states.length - 1;
+const marks = [];
+data.steps.forEach((step, k) => {
+  if (step.m) marks.push(k);
+});
+
+// --- cards ----------------------------------------------------------------------------------
+
+const SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const SUIT_ORDER = "CDHS";
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function hidden(text) {
+  return el("span", "visually-hidden", text);
+}
+
+/** A card face up (``name`` like "QS"), or its back when ``name`` is null. */
+function card(name, extra) {
+  if (!name) {
+    const back = el("span", "pcard back" + (extra ? " " + extra : ""));
+    back.dataset.card = "";
+    back.append(hidden("a card face down"));
+    return back;
+  }
+  const suit = name[1];
+  const rank = name[0] === "T" ? "10" : name[0];
+  const face = el("span", `pcard s${suit}` + (extra ? " " + extra : ""), rank);
+  face.dataset.card = name;
+  const symbol = el("span", null, SYMBOLS[suit]);
+  symbol.setAttribute("aria-hidden", "true");
+  face.append(symbol, hidden(` of ${WORDS[suit]}`));
+  return face;
+}
+
+function cardRow(names, options = {}) {
+  const row = el("span", "cards" + (options.className ? " " + options.className : ""));
+  for (const name of names) row.append(card(name, options.mark && options.mark.has(name) ? "marked" : ""));
+  return row;
+}
+
+/** Card names written in a sentence ("seat 1 plays QS") drawn as cards with their symbols. */
+function sentence(text) {
+  const out = document.createDocumentFragment();
+  let rest = text;
+  const pattern = /\b([2-9TJQKA])([SHDC])\b/;
+  let match;
+  while ((match = pattern.exec(rest))) {
+    out.append(rest.slice(0, match.index), card(match[0], "inline"));
+    rest = rest.slice(match.index + match[0].length);
+  }
+  out.append(rest);
+  return out;
+}
+
+// --- what is shown to whom --------------------------------------------------------------------
+
+let seatView = "all"; // "all", or the seat whose view is drawn
+let step = 0;
+
+function sees(seat) {
+  return seatView === "all" || Number(seatView) === seat;
+}
+
+function stepText(k) {
+  const st = data.steps[k];
+  if (seatView === "all" || !st.tp) return st.t;
+  return Number(seatView) === st.s && st.ta !== false ? st.t : st.tp;
+}
+
+// --- drawing ----------------------------------------------------------------------------------
+
+const felt = viewer.querySelector("[data-felt]");
+const slider = viewer.querySelector("#replay-step");
+const stepNumber = viewer.querySelector("[data-step-number]");
+const text = viewer.querySelector("[data-step-text]");
+const playButton = viewer.querySelector('[data-go="play"]');
+const speed = viewer.querySelector("[data-speed]");
+const seatSelect = viewer.querySelector("[data-seat-view]");
+
+// Seat 0 at the bottom, then clockwise as people sit around a table: each seat's angle puts it
+// on one side of the felt (a grid: top, left, centre, right, bottom).
+function angleOf(seat) {
+  return Math.PI / 2 + (2 * Math.PI * seat) / n;
+}
+
+function sideOf(seat) {
+  const degrees = ((angleOf(seat) * 180) / Math.PI) % 360;
+  if (degrees > 45 && degrees < 135) return "bottom";
+  if (degrees >= 135 && degrees <= 225) return "left";
+  if (degrees > 225 && degrees < 315) return "top";
+  return "right";
+}
+
+const sides = { top: [], left: [], right: [], bottom: [] };
+for (let seat = 0; seat < n; seat++) sides[sideOf(seat)].push(seat);
+// Left to right along the top and bottom, top to bottom down the sides.
+sides.top.sort((a, b) => Math.cos(angleOf(a)) - Math.cos(angleOf(b)));
+sides.bottom.sort((a, b) => Math.cos(angleOf(a)) - Math.cos(angleOf(b)));
+sides.left.sort((a, b) => Math.sin(angleOf(a)) - Math.sin(angleOf(b)));
+sides.right.sort((a, b) => Math.sin(angleOf(a)) - Math.sin(angleOf(b)));
+
+function place(node, seat, radius) {
+  const angle = angleOf(seat);
+  node.style.left = `${50 + radius * Math.cos(angle)}%`;
+  node.style.top = `${50 + radius * Math.sin(angle)}%`;
+}
+
+function seatName(seat) {
+  return data.seats[seat];
+}
+
+function seatBox(state, seat) {
+  const box = el("section", "seat");
+  box.dataset.seat = String(seat);
+  if (state.act === seat) box.classList.add("to-act");
+  if (seatView !== "all" && Number(seatView) === seat) box.classList.add("viewed");
+  const head = el("h3", "seat-name");
+  head.append(el("span", "seat-number", `Seat ${seat}`), " ", el("span", "bot", seatName(seat)));
+  if (state.act === seat) head.append(" ", el("span", "badge act", "to act"));
+  box.append(head);
+  return box;
+}
+
+function facts(pairs) {
+  const list = el("dl", "facts-inline");
+  for (const [term, value] of pairs) {
+    if (value === undefined || value === null || value === "") continue;
+    list.append(el("dt", null, term));
+    const dd = el("dd");
+    dd.append(value);
+    list.append(dd);
+  }
+  return list;
+}
+
+function sortCards(names) {
+  const rank = "23456789TJQKA";
+  return [...names].sort(
+    (a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rank.indexOf(a[0]) - rank.indexOf(b[0]),
+  );
+}
+
+function drawTrickSeat(state, seat, box) {
+  const hand = state[`h${seat}`] || [];
+  const handNode = el("div", "hand");
+  handNode.dataset.hand = "";
+  handNode.append(hidden(`Hand of seat ${seat}: `));
+  const received = new Set(state[`r${seat}`] || []);
+  if (sees(seat)) {
+    handNode.append(cardRow(hand, { mark: received }));
+  } else {
+    handNode.append(cardRow(hand.map(() => null)));
+  }
+  box.append(handNode);
+  const info = [];
+  info.push(["Points taken", String(state.pt ? state.pt[seat] : 0)]);
+  if (state.tk) info.push(["Tricks", String(state.tk[seat])]);
+  if (game === "hearts") {
+    const passed = state[`p${seat}`];
+    const to = data.static.pass_to ? data.static.pass_to[seat] : null;
+    if (passed) {
+      const shown = sees(seat) ? cardRow(passed) : `${passed.length} cards`;
+      const what = el("span");
+      what.append(shown, ` to seat ${to}`);
+      info.push(["Passed", what]);
+    } else if (state.ph === "pass" && to !== null) {
+      info.push(["Passes", `to seat ${to}`]);
+    }
+    if (state[`r${seat}`] && sees(seat)) {
+      const from = data.static.pass_to.indexOf(seat);
+      const what = el("span");
+      what.append(cardRow(state[`r${seat}`], { className: "received" }), ` from seat ${from}`);
+      info.push(["Received", what]);
+    }
+    const drawn = state[`dr${seat}`];
+    if (drawn && drawn.length) {
+      info.push(["Drew", sees(seat) ? cardRow(drawn) : `${drawn.length} cards`]);
+    }
+  }
+  if (state.pts) info.push(["Points of the deal", el("strong", null, String(state.pts[seat]))]);
+  box.append(facts(info));
+}
+
+function drawTrickCentre(state, centre) {
+  const total = data.tricks.length;
+  const wonIndex = state.won;
+  let cards;
+  let leader;
+  let winner = null;
+  if (wonIndex !== null && wonIndex !== undefined) {
+    const trick = data.tricks[wonIndex];
+    cards = trick.cards;
+    leader = trick.leader;
+    winner = trick;
+  } else {
+    cards = state.tr || [];
+    leader = state.tl;
+  }
+  const table = el("div", "trick");
+  table.dataset.trick = "";
+  cards.forEach((name, k) => {
+    const seat = (leader + k) % n;
+    const spot = el("div", "played");
+    spot.dataset.playedBy = String(seat);
+    const isWinner = winner && winner.winner === seat;
+    spot.append(card(name, isWinner ? "winner" : ""));
+    if (isWinner) spot.append(el("span", "badge win", "wins"));
+    place(spot, seat, 30);
+    table.append(spot);
+  });
+  centre.append(table);
+  const lines = [];
+  const number = Math.min((state.tn || 0) + (winner ? 0 : 1), total || 13);
+  if (state.ph === "pass") {
+    lines.push(["Phase", `passing ${data.static.pass_count} cards ${data.static.pass_direction}`]);
+  } else if (state.ph !== "over") {
+    lines.push(["Trick", `${winner ? wonIndex + 1 : number} of ${total}`]);
+  }
+  if (winner) lines.push(["Won by", `seat ${winner.winner}, ${winner.points} points`]);
+  if (game === "hearts") {
+    lines.push(["Hearts", state.br ? "broken" : "not broken"]);
+    if (data.static.reserve) {
+      const shown = state.res || seatView === "all" ? cardRow(data.static.reserve) : cardRow(data.static.reserve.map(() => null));
+      const what = el("span");
+      what.append(shown, state.res ? " (taken with the first trick)" : " (face down)");
+      lines.push(["Reserve", what]);
+    }
+    if (state.stk !== undefined) {
+      const what = el("span", null, `${state.stk} cards`);
+      if (state.stk > 0 && seatView === "all") {
+        const top = data.static.stock[data.static.stock.length - state.stk];
+        what.append(", top ", card(top));
+      }
+      lines.push(["Stock", what]);
+    }
+  }
+  if (game === "roi") {
+    lines.push(["Contract", `${data.static.contract_number}. ${data.static.contract}`]);
+    lines.push(["Trumps", data.static.trump_suit || "none"]);
+    lines.push(["Scoring", data.static.scoring]);
+  }
+  if (state.ph === "over" && state.moon !== undefined && state.moon !== null) {
+    lines.push(["Moon", el("strong", null, `seat ${state.moon} shot the moon`)]);
+  }
+  centre.append(facts(lines));
+}
+
+function knowersText(mask) {
+  if (!mask) return "seen by nobody";
+  if (mask === (1 << n) - 1) return "seen by all";
+  const who = [];
+  for (let s = 0; s < n; s++) if (mask & (1 << s)) who.push(s);
+  return `seen by ${who.join(", ")}`;
+}
+
+function drawDutchSeat(state, seat, box) {
+  const row = state[`h${seat}`] || [];
+  const slots = el("ol", "slots");
+  slots.dataset.hand = "";
+  slots.setAttribute("aria-label", `Slots of seat ${seat}`);
+  row.forEach((cell, k) => {
+    const slot = el("li", "slot");
+    slot.dataset.slot = String(k);
+    if (cell === null) {
+      slot.classList.add("empty");
+      slot.append(el("span", "pcard none", "–"), hidden(`slot ${k} empty`));
+    } else {
+      const [name, knowers] = cell;
+      const visible = seatView === "all" || knowers & (1 << Number(seatView));
+      slot.append(card(visible ? name : null, knowers && seatView === "all" ? "known" : ""));
+      slot.append(el("span", "slot-label", `${k}`));
+      if (seatView === "all") slot.append(el("span", "knowers", knowersText(knowers)));
+      else if (visible) slot.append(el("span", "knowers", "known"));
+    }
+    slots.append(slot);
+  });
+  box.append(slots);
+  const info = [];
+  if (state.hold && state.hold.s === seat) {
+    const visible = seatView === "all" || state.hold.pub || Number(seatView) === seat;
+    const what = el("span");
+    what.append(card(visible ? state.hold.c : null), state.hold.pub ? " (from the pile)" : " (from the stock)");
+    info.push(["Holding", what]);
+  }
+  if (state.caller === seat) info.push(["Called", el("strong", null, "Dutch")]);
+  if (state.turn === seat && state.ph !== "over") info.push(["Turn", "this seat's turn"]);
+  if (state.sums) info.push(["Sum", String(state.sums[seat])]);
+  if (state.pts) info.push(["Points of the round", el("strong", null, String(state.pts[seat]))]);
+  box.append(facts(info));
+}
+
+function drawDutchCentre(state, centre) {
+  const pile = el("div", "piles");
+  const stock = el("div", "pile");
+  stock.append(el("span", "pile-name", "Stock"), card(null), el("span", null, `${state.stk} cards`));
+  const discard = el("div", "pile");
+  discard.dataset.discard = "";
+  discard.append(el("span", "pile-name", "Discard"), state.top ? card(state.top) : el("span", "pcard none", "–"), el("span", null, `${state.pn} cards`));
+  pile.append(stock, discard);
+  centre.append(pile);
+  const lines = [["Turn", `${state.turns + (state.ph === "over" ? 0 : 1)} (limit ${data.static.turn_limit})`]];
+  if (state.claim) {
+    const barred = state.claim.barred.length ? `; barred: seat ${state.claim.barred.join(", ")}` : "";
+    lines.push(["Claims", `rank ${state.claim.rank}, put down by seat ${state.claim.putter}${barred}`]);
+  }
+  if (state.jack) lines.push(["Jack swap", `first card: seat ${state.jack.seat}, slot ${state.jack.slot}`]);
+  if (state.caller !== null && state.caller !== undefined) {
+    lines.push(["Dutch", `called by seat ${state.caller}: the last turns`]);
+  }
+  if (state.ph === "over") lines.push(["End", state.caller === null ? "turn limit reached" : "every other seat played its last turn"]);
+  centre.append(facts(lines));
+}
+
+function draw() {
+  const state = states[step];
+  felt.replaceChildren();
+  felt.dataset.step = String(step);
+  felt.classList.toggle("many", n > 4);
+  const centre = el("div", "centre");
+  for (const [side, seats] of Object.entries(sides)) {
+    const area = el("div", `side side-${side}`);
+    for (const seat of seats) {
+      const box = seatBox(state, seat);
+      if (trickGame) drawTrickSeat(state, seat, box);
+      else drawDutchSeat(state, seat, box);
+      area.append(box);
+    }
+    felt.append(area);
+  }
+  if (trickGame) drawTrickCentre(state, centre);
+  else drawDutchCentre(state, centre);
+  felt.append(centre);
+
+  slider.value = String(step);
+  stepNumber.textContent = String(step);
+  const st = data.steps[step];
+  text.replaceChildren();
+  if (step > 0) text.append(el("span", "step-seat", `Step ${step}: `));
+  text.append(sentence(stepText(step)));
+  if (step > 0) text.append(el("span", "muted", ` · ${(st.sec || 0).toFixed(3)} s`));
+  if (st.f) text.append(" ", el("span", "badge fault", `fault: ${st.f}`));
+  drawTimeline();
+}
+
+// --- the timeline: each decision's time, faults marked ----------------------------------------
+
+const timeline = viewer.querySelector("[data-timeline]");
+const bars = [];
+{
+  const longest = Math.max(0.001, ...data.steps.map((s) => s.sec || 0));
+  data.steps.forEach((st, k) => {
+    const bar = el("span", "tick");
+    const share = Math.sqrt((st.sec || 0) / longest);
+    bar.style.height = `${Math.max(8, Math.round(share * 100))}%`;
+    if (st.f) bar.classList.add("fault");
+    if (st.m) bar.classList.add("mark");
+    bar.title = k === 0 ? "the deal" : `step ${k}: ${(st.sec || 0).toFixed(3)} s${st.f ? `, fault: ${st.f}` : ""}`;
+    bar.addEventListener("click", () => go(k));
+    bars.push(bar);
+    timeline.append(bar);
+  });
+}
+let litBar = null;
+function drawTimeline() {
+  if (litBar) litBar.classList.remove("now");
+  litBar = bars[step];
+  litBar.classList.add("now");
+}
+
+// --- moving -----------------------------------------------------------------------------------
+
+function go(k, { push = true } = {}) {
+  step = Math.max(0, Math.min(last, k));
+  draw();
+  if (push) {
+    const url = new URL(window.location.href);
+    url.searchParams.set("step", String(step));
+    if (seatView === "all") url.searchParams.delete("seat");
+    else url.searchParams.set("seat", String(seatView));
+    url.hash = "";
+    window.history.replaceState(null, "", url);
+  }
+  if (step === last) pause();
+}
+
+function nextMark() {
+  return marks.find((k) => k > step) ?? last;
+}
+
+function previousMark() {
+  for (let i = marks.length - 1; i >= 0; i--) if (marks[i] < step) return marks[i];
+  return 0;
+}
+
+let timer = null;
+function pause() {
+  if (timer !== null) clearTimeout(timer);
+  timer = null;
+  playButton.setAttribute("aria-pressed", "false");
+  playButton.querySelector("[data-play-label]").textContent = "▶ Play";
+}
+
+function tick() {
+  if (step >= last) {
+    pause();
+    return;
+  }
+  go(step + 1);
+  timer = setTimeout(tick, Number(speed.value));
+}
+
+function play() {
+  if (step >= last) go(0);
+  playButton.setAttribute("aria-pressed", "true");
+  playButton.querySelector("[data-play-label]").textContent = "⏸ Pause";
+  timer = setTimeout(tick, Number(speed.value));
+}
+
+function toggle() {
+  if (timer === null) play();
+  else pause();
+}
+
+const ACTIONS = {
+  start: () => go(0),
+  end: () => go(last),
+  prev: () => go(step - 1),
+  next: () => go(step + 1),
+  "prev-mark": () => go(previousMark()),
+  "next-mark": () => go(nextMark()),
+  play: toggle,
+};
+
+viewer.querySelectorAll("[data-go]").forEach((button) => {
+  button.addEventListener("click", () => ACTIONS[button.dataset.go]());
+});
+slider.addEventListener("input", () => go(Number(slider.value)));
+seatSelect.addEventListener("change", () => {
+  seatView = seatSelect.value;
+  go(step);
+});
+speed.addEventListener("change", () => {
+  if (timer !== null) {
+    pause();
+    play();
+  }
+});
+
+const KEYS = {
+  ArrowLeft: "prev",
+  ArrowRight: "next",
+  ArrowUp: "prev-mark",
+  ArrowDown: "next-mark",
+  PageUp: "prev-mark",
+  PageDown: "next-mark",
+  Home: "start",
+  End: "end",
+  " ": "play",
+};
+
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const action = KEYS[event.key];
+  if (!action) return;
+  const target = event.target;
+  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
+  if (target instanceof HTMLInputElement && target !== slider) return;
+  // A focused button or link keeps its own space and enter; the slider its own arrows (its
+  // input event moves the viewer).
+  if (event.key === " " && (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement)) return;
+  if (target === slider && event.key !== " ") return;
+  event.preventDefault();
+  ACTIONS[action]();
+});
+
+// --- start: the step and the view the address names -------------------------------------------
+
+function fromAddress() {
+  const params = new URLSearchParams(window.location.search);
+  let k = Number.parseInt(params.get("step") ?? "", 10);
+  const hash = /^#step-(\d+)$/.exec(window.location.hash);
+  if (hash) k = Number.parseInt(hash[1], 10);
+  const seat = params.get("seat");
+  if (seat !== null && /^\d+$/.test(seat) && Number(seat) < n) {
+    seatView = seat;
+    seatSelect.value = seat;
+  }
+  return Number.isFinite(k) ? k : 0;
+}
+
+viewer.hidden = false;
+go(fromAddress(), { push: false });
+if (window.location.hash.startsWith("#step-")) viewer.scrollIntoView();
+viewer.dataset.ready = "true";

@@ -1,0 +1,832 @@
+"""A deal's replay step by step, for the replay viewer: the engine replays the deal's actions and
+says what the table looks like after each of them.
+
+The API's replay (``selectors.deal_replay_document``) holds the deal as dealt and its actions;
+what lies between two actions (each hand, the trick on the table, the slots of Dutch and who
+knows which card) is the engine's to say, not the browser's. :func:`deal_replay_steps` replays
+the deal through ``games`` and writes, for every step, what changed on the table; the page hands
+that to its script as JSON and the script only draws it.
+
+The steps (``"steps"``) start with the deal as dealt (step 0); step ``k`` is the table after
+the ``k``-th action. Each step's ``"d"`` holds the keys of the table's state that changed
+(step 0 holds all of them), so that the page stays small however long a Dutch round is. The
+state's keys, per game:
+
+every game
+    ``ph`` phase, ``act`` the seat to act (-1 at the end), ``h<s>`` the cards of seat ``s``
+    (Hearts and Roi: the hand; Dutch: its slots, each ``[card, knowers]`` or None for an empty
+    slot, ``knowers`` a bitmask of the seats that know the card), ``pts`` the deal's points once
+    it is over.
+Hearts and Roi
+    ``tr`` the cards of the trick on the table from its leader ``tl``, ``tn`` tricks finished,
+    ``won`` the index of the trick this step finished (else None), ``pt`` points taken so far.
+Hearts
+    ``br`` hearts broken, ``p<s>`` the cards seat ``s`` passed (once it has), ``r<s>`` the cards
+    it received (once all have passed), ``res`` whether the reserve has been won, ``stk`` the
+    stock's size and ``dr<s>`` the cards seat ``s`` drew from it (two-player stock), ``moon``.
+Roi
+    ``tk`` tricks taken per seat.
+Dutch
+    ``turn`` the seat whose turn it is, ``turns`` turns finished, ``caller``, ``stk`` the
+    stock's size, ``top`` the top discard and ``pn`` the pile's size, ``hold`` the card drawn
+    or taken and not placed yet (``{"s": seat, "c": card, "pub": taken from the pile}``),
+    ``claim`` the claim round open (rank, putter, barred seats), ``jack`` the first card of a
+    swap, ``sums`` each seat's sum at the end.
+
+Each step after 0 also names its seat ``s``, its action ``a``, the decision's time ``sec`` and
+fault ``f``, a sentence ``t`` (with every card the step involves) and ``tp`` (what the other
+seats saw, when that is less), and ``m`` what it ends: ``"pass"`` (the exchange), ``"trick"``,
+``"turn"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils.safestring import mark_safe
+
+import games
+from games.base import JSON, Game, State
+from games.cards import card_name
+from games.errors import GameError
+from tournaments import formats, selectors
+from tournaments.models import Deal, Round, Seat, Table
+
+#: The version of the step format, for the page's script.
+FORMAT = 1
+
+
+class ReplayError(ValueError):
+    """The deal's replay cannot be replayed by the engine (a corrupted or foreign log)."""
+
+
+def _seat_names(document: Mapping[str, Any], players: int) -> list[str]:
+    names = [f"seat {s}" for s in range(players)]
+    for seat in document.get("seats") or []:
+        position = seat.get("position")
+        if isinstance(position, int) and 0 <= position < players:
+            names[position] = str(seat.get("bot") or names[position])
+    return names
+
+
+def _engine(document: Mapping[str, Any]) -> Game[object]:
+    options = document.get("options") or {}
+    try:
+        return games.load(str(document["game"]), str(document["preset"]), **options)
+    except (GameError, KeyError, TypeError) as exc:
+        raise ReplayError(f"the deal's game cannot be loaded: {exc}") from exc
+
+
+def _delta(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> dict[str, JSON]:
+    return {key: value for key, value in after.items() if before.get(key, ...) != value}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Step:
+    """One action being written: the state after it, and the table before and after."""
+
+    state: State
+    seat: int
+    action: JSON
+    before: Mapping[str, JSON]
+    after: Mapping[str, JSON]
+    names: Sequence[str]
+    static: Mapping[str, JSON]
+    history_before: int  # Dutch: the length of the public history before the action
+
+
+# --- Hearts ------------------------------------------------------------------------------------
+
+
+def _hearts_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
+    views = [state.observation(s) for s in range(players)]
+    public = views[0]
+    trick = public["trick"]
+    assert isinstance(trick, dict)
+    tricks = public["tricks"]
+    assert isinstance(tricks, list)
+    done = len(tricks)
+    out: dict[str, JSON] = {
+        "ph": public["phase"],
+        "act": public["to_act"],
+        "tr": trick["cards"],
+        "tl": trick["leader"],
+        "tn": done,
+        "won": done - 1 if before and done > before.get("tn", 0) else None,  # type: ignore[operator]
+        "pt": public["points_taken"],
+        "br": public["hearts_broken"],
+    }
+    for seat, view in enumerate(views):
+        out[f"h{seat}"] = view["hand"]
+        out[f"p{seat}"] = view["passed"]
+        out[f"r{seat}"] = view["received"]
+        if "drawn" in view:
+            out[f"dr{seat}"] = view["drawn"]
+    if "stock_size" in public:
+        out["stk"] = public["stock_size"]
+    if "reserve_size" in public:
+        out["res"] = public["reserve"] is not None
+    if state.is_terminal():
+        out["pts"] = list[JSON](state.points())
+        out["moon"] = state.summary().get("moon")
+    return out
+
+
+def _hearts_static(state: State, game: Game[object], record: Mapping[str, JSON]) -> dict[str, JSON]:
+    view = state.observation(0)
+    rules = game.options()
+    out: dict[str, JSON] = {
+        "pass_direction": view["pass_direction"],
+        "pass_count": rules.get("pass_count"),
+        "moon_rule": rules.get("moon"),
+        "pass_to": [state.observation(s).get("pass_to") for s in range(game.players)],
+    }
+    if "reserve" in record:
+        out["reserve"] = record["reserve"]
+    if "stock" in record:
+        out["stock"] = record["stock"]
+    return out
+
+
+def _hearts_text(step: _Step) -> tuple[str, str, bool]:
+    who = step.names[step.seat]
+    action = step.action
+    if isinstance(action, list):
+        targets = step.static.get("pass_to")
+        target = targets[step.seat] if isinstance(targets, list) else None
+        to = step.names[target] if isinstance(target, int) else "?"
+        cards = " ".join(str(c) for c in action)
+        return f"{who} passes {cards} to {to}", f"{who} passes {len(action)} cards to {to}", True
+    text = f"{who} plays {action}"
+    won = step.after.get("won")
+    if isinstance(won, int):
+        trick = step.state.tricks()[won]
+        text += f"; {step.names[trick.winner]} wins the trick ({trick.points} points)"
+    return text, text, True
+
+
+# --- Roi ---------------------------------------------------------------------------------------
+
+
+def _roi_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
+    views = [state.observation(s) for s in range(players)]
+    public = views[0]
+    trick = public["trick"]
+    assert isinstance(trick, dict)
+    tricks = public["tricks"]
+    assert isinstance(tricks, list)
+    done = len(tricks)
+    out: dict[str, JSON] = {
+        "ph": public["phase"],
+        "act": public["to_act"],
+        "tr": trick["cards"],
+        "tl": trick["leader"],
+        "tn": done,
+        "won": done - 1 if before and done > before.get("tn", 0) else None,  # type: ignore[operator]
+        "pt": public["points_taken"],
+        "tk": public["tricks_taken"],
+    }
+    for seat, view in enumerate(views):
+        out[f"h{seat}"] = view["hand"]
+    if state.is_terminal():
+        out["pts"] = list[JSON](state.points())
+    return out
+
+
+def _roi_scoring(game: Game[object], deal_index: int) -> str:
+    """The contract's scoring in words, from the engine's contract."""
+    contract_of: Callable[[int], Any] | None = getattr(game, "contract_of", None)
+    if contract_of is None:
+        return ""
+    contract = contract_of(deal_index)
+    parts = []
+    if contract.per_trick:
+        parts.append(f"{contract.per_trick:+d} per trick")
+    if contract.per_card:
+        what = {
+            "no-hearts": "heart",
+            "no-kings-or-jacks": "king or jack",
+            "no-queens": "queen",
+            "no-king-of-hearts": "king of hearts",
+        }.get(contract.name, "trump")
+        parts.append(f"{contract.per_card:+d} per {what}")
+    if contract.last_trick:
+        parts.append(f"{contract.last_trick:+d} for the last trick")
+    return ", ".join(parts) + " taken"
+
+
+def _roi_static(state: State, game: Game[object], record: Mapping[str, JSON]) -> dict[str, JSON]:
+    view = state.observation(0)
+    return {
+        "contract": view["contract"],
+        "contract_number": view["contract_number"],
+        "trump": view["trump"],
+        "trump_suit": view["trump_suit"],
+        "dealer": view["dealer"],
+        "scoring": _roi_scoring(game, state.deal_index),
+    }
+
+
+# --- Dutch -------------------------------------------------------------------------------------
+
+
+def _card_name(card: JSON) -> JSON:
+    return card.get("card") if isinstance(card, dict) else None
+
+
+def _dutch_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
+    # The referee's view of the round (DutchState's reading methods): who knows each card, and
+    # the cards nobody has seen, drawn face up in the all-hands view. Observations would render
+    # the whole discard pile and history for every seat at every step.
+    dutch: Any = state
+    phase = dutch.phase.label
+    pile = dutch.discard_pile()
+    out: dict[str, JSON] = {
+        "ph": phase,
+        "act": state.current_player(),
+        "turn": dutch.turn,
+        "turns": dutch.turns,
+        "caller": dutch.caller,
+        "stk": len(dutch.stock_cards()),
+        "top": card_name(pile[-1] % 52) if pile else None,
+        "pn": len(pile),
+        "claim": None,
+        "jack": None,
+    }
+    if phase in ("claim", "jack-second"):
+        view = state.observation(0)
+        out["claim"] = view["claim"]
+        out["jack"] = view["jack"]
+    for seat in range(players):
+        row: list[JSON] = []
+        for k, card in enumerate(dutch.slots(seat)):
+            if card is None:
+                row.append(None)
+                continue
+            knowers = sum(1 << o for o in range(players) if dutch.knows(o, seat, k))
+            row.append([card_name(card % 52), knowers])
+        out[f"h{seat}"] = row
+    held = dutch.held()
+    out["hold"] = (
+        None
+        if held is None
+        else {"s": state.current_player(), "c": card_name(held % 52), "pub": phase == "taken-card"}
+    )
+    if state.is_terminal():
+        summary = state.summary()
+        out["pts"] = summary["points"]
+        out["sums"] = summary["sums"]
+    return out
+
+
+def _dutch_static(state: State, game: Game[object], record: Mapping[str, JSON]) -> dict[str, JSON]:
+    view = state.observation(0)
+    rules = game.options()
+    return {
+        "decks": view["decks"],
+        "turn_limit": view["turn_limit"],
+        "call_penalty": rules.get("call_penalty"),
+    }
+
+
+def _slot_card(snapshot: Mapping[str, JSON], seat: int, slot: JSON) -> JSON:
+    row = snapshot.get(f"h{seat}")
+    if not isinstance(row, list) or not isinstance(slot, int) or not 0 <= slot < len(row):
+        return None
+    cell = row[slot]
+    return cell[0] if isinstance(cell, list) else None
+
+
+def _dutch_text(step: _Step) -> tuple[str, str, bool]:
+    """The sentence of a Dutch decision, from the public history the engine keeps and the
+    table before and after: the full one and what the other seats learnt."""
+    who = step.names[step.seat]
+    history: list[dict[str, JSON]] = step.state.public_history()  # type: ignore[attr-defined]
+    done = history[step.history_before :]
+    event = next((e for e in done if "seat" in e), {})
+    card = _card_name(event.get("card"))
+    before, after = step.before, step.after
+    phase = before.get("ph")
+    act = str(step.action)
+    parts = act.split(":")
+    held = before.get("hold")
+    full = public = ""
+    if act == "draw":
+        drawn = after.get("hold")
+        full = f"{who} draws {drawn['c'] if isinstance(drawn, dict) else '?'} from the stock"
+        public = f"{who} draws from the stock"
+    elif act == "take":
+        full = public = f"{who} takes {card} from the discard pile"
+    elif act == "discard":
+        full = public = f"{who} discards {card}"
+    elif act.startswith("replace:"):
+        slot = int(parts[1])
+        placed = held["c"] if isinstance(held, dict) else "?"
+        full = f"{who} puts {placed} in slot {slot} and discards {card}"
+        public = (
+            full
+            if phase == "taken-card"
+            else f"{who} puts the card in slot {slot} and discards {card}"
+        )
+    elif act.startswith("swap:"):
+        target, slot = int(parts[1]), int(parts[2])
+        which = "first" if phase == "jack" else "second"
+        full = public = f"{who} swaps with the Jack: {which} card, {step.names[target]} slot {slot}"
+    elif act.startswith("peek:"):
+        slot = int(parts[1])
+        full = (
+            f"{who} looks at its slot {slot} with the Queen: {_slot_card(after, step.seat, slot)}"
+        )
+        public = f"{who} looks at its slot {slot} with the Queen"
+    elif act.startswith("give:"):
+        target = int(parts[1])
+        given_slot = event.get("slot")
+        given = _slot_card(after, target, given_slot)
+        # Nobody sees the card an Ace gives, the giver neither: only the full view names it.
+        full = (
+            f"{who} gives the top stock card ({given}) to {step.names[target]}, slot {given_slot}"
+        )
+        public = f"{who} gives the top stock card to {step.names[target]}, slot {given_slot}"
+        return full, public, False
+    elif act.startswith("claim:"):
+        slot = int(parts[1])
+        if event.get("right"):
+            full = public = f"{who} claims slot {slot}: {card}, right"
+        else:
+            penalty = event.get("penalty_slot")
+            tail = f"; a penalty card goes to slot {penalty}" if penalty is not None else ""
+            full = public = f"{who} claims slot {slot}: {card}, wrong{tail}"
+    elif act == "dutch":
+        full = public = f"{who} calls Dutch"
+    elif act == "pass":
+        full = public = {
+            "jack": f"{who} does not swap with the Jack",
+            "queen": f"{who} does not look with the Queen",
+            "ace": f"{who} gives no card with the Ace",
+            "claim": f"{who} does not claim",
+            "call": f"{who} does not call Dutch",
+        }.get(str(phase), f"{who} passes")
+    else:
+        full = public = f"{who}: {act}"
+    for e in done:
+        if "reshuffle" in e:
+            note = f"; the discard pile is shuffled into a new stock of {e['reshuffle']} cards"
+            full += note
+            public += note
+    return full, public, True
+
+
+# --- the steps ---------------------------------------------------------------------------------
+
+_StateFn = Callable[[State, int, Mapping[str, JSON]], dict[str, JSON]]
+_StaticFn = Callable[[State, Game[object], Mapping[str, JSON]], dict[str, JSON]]
+_TextFn = Callable[["_Step"], tuple[str, str, bool]]
+
+_GAMES: dict[str, tuple[_StateFn, _StaticFn, _TextFn]] = {
+    "hearts": (_hearts_state, _hearts_static, _hearts_text),
+    "roi": (_roi_state, _roi_static, _hearts_text),
+    "dutch": (_dutch_state, _dutch_static, _dutch_text),
+}
+
+
+def _mark(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> str | None:
+    """What a step ends: the exchange of passes, a trick, a Dutch turn (None if nothing)."""
+    if after.get("won") is not None:
+        return "trick"
+    if before.get("ph") == "pass" and after.get("ph") != "pass":
+        return "pass"
+    if "turns" in after and (after["turns"] != before.get("turns") or after.get("act") == -1):
+        return "turn"
+    return None
+
+
+def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
+    """Every step of a deal, replayed through the engine, from the deal's replay as the API
+    gives it (``selectors.deal_replay_document``, parsed). See the module's docstring for the
+    format. Raises :class:`ReplayError` if the engine refuses the deal or one of its actions."""
+    game_name = str(replay.get("game"))
+    if game_name not in _GAMES:
+        raise ReplayError(f"no step-by-step replay for the game {game_name!r}")
+    state_of, static_of, text_of = _GAMES[game_name]
+    game = _engine(replay)
+    players = game.players
+    record = replay.get("record") or {}
+    index = replay.get("index")
+    if not isinstance(record, dict) or not isinstance(index, int):
+        raise ReplayError("the replay has no deal record")
+    log = replay.get("log") or {}
+    actions = log.get("actions") if isinstance(log, dict) else None
+    if not isinstance(actions, list):
+        raise ReplayError("the replay has no actions")
+    decisions = {d.get("step"): d for d in replay.get("decisions") or [] if isinstance(d, dict)}
+    names = _seat_names(replay, players)
+    dutch = game_name == "dutch"
+    try:
+        state = game.deal_from_record(index, record)
+        static = static_of(state, game, record)
+        current = state_of(state, players, {})
+        steps: list[dict[str, JSON]] = [{"t": "The deal as dealt", "d": current}]
+        history = 0
+        for number, item in enumerate(actions):
+            if not isinstance(item, list) or len(item) != 2:
+                raise ReplayError(f"step {number + 1}: not a [seat, action] pair")
+            seat, action = item
+            if seat != state.current_player():
+                raise ReplayError(f"step {number + 1}: seat {seat} acted out of turn")
+            state.apply_action(action)
+            after = state_of(state, players, current)
+            step = _Step(state, seat, action, current, after, names, static, history)
+            full, public, actor_sees = text_of(step)
+            entry: dict[str, JSON] = {
+                "s": seat,
+                "a": action,
+                "t": full,
+                "d": _delta(current, after),
+            }
+            if public != full:
+                entry["tp"] = public
+                if not actor_sees:
+                    entry["ta"] = False
+            decision = decisions.get(number) or {}
+            seconds = round(float(decision.get("seconds") or 0.0), 3)
+            if seconds:
+                entry["sec"] = seconds
+            if decision.get("fault"):
+                entry["f"] = str(decision["fault"])
+            mark = _mark(current, after)
+            if mark:
+                entry["m"] = mark
+            steps.append(entry)
+            current = after
+            if dutch:
+                history = len(state.public_history())  # type: ignore[attr-defined]
+    except GameError as exc:
+        raise ReplayError(f"the engine refuses the deal: {exc}") from exc
+    return {
+        "format": FORMAT,
+        "game": game_name,
+        "players": players,
+        "seats": list[JSON](names),
+        "static": static,
+        "tricks": [t.as_json() for t in state.tricks()],
+        "steps": list[JSON](steps),
+    }
+
+
+# --- around a deal: its table's other deals, and the duplicate traveller -----------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealNeighbours:
+    """The deals before and after one in its table (ids, or None)."""
+
+    previous: int | None
+    next: int | None
+    count: int
+
+
+def deal_neighbours(*, deal: Deal) -> DealNeighbours:
+    """The previous and next deal of ``deal``'s table, and how many deals the table has."""
+    ids = list(
+        Deal.objects.filter(table_id=deal.table_id).order_by("index").values_list("pk", "index")
+    )
+    previous = [pk for pk, index in ids if index < deal.index]
+    following = [pk for pk, index in ids if index > deal.index]
+    return DealNeighbours(
+        previous=previous[-1] if previous else None,
+        next=following[0] if following else None,
+        count=len(ids),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TravellerCell:
+    """One seat of one table on a duplicate deal."""
+
+    bot: str
+    points: int
+    matchpoints: str  # "1½"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TravellerRow:
+    """One table's result on a duplicate deal, seat by seat."""
+
+    deal_id: int
+    table_number: int
+    cells: list[TravellerCell]
+    current: bool
+
+
+def _halves(value: Fraction) -> str:
+    """Matchpoints as people write them.
+
+    >>> _halves(Fraction(3, 2)), _halves(Fraction(1, 2)), _halves(Fraction(2))
+    ('1½', '½', '2')
+    """
+    whole = int(value)
+    rest = value - whole
+    if rest == Fraction(1, 2):
+        return f"{whole or ''}½"
+    return str(whole) if not rest else f"{float(value):.2f}"
+
+
+def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
+    return (
+        Deal.objects.filter(
+            table__round_id=deal.table.round_id,
+            table__status=Table.Status.DONE,
+            index=deal.index,
+            seed=deal.seed,
+        )
+        .select_related("table")
+        .only("pk", "points", "table_id", "table__number")
+        .order_by("table__number")
+    )
+
+
+def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
+    """The duplicate "traveller" of ``deal``: every table of its round that played the same
+    cards (same deal seed and index), with each seat's bot, points and matchpoints on this deal
+    (:func:`formats.duplicate_matchpoints`). Empty unless the tournament is duplicate and its
+    round is finished (before, the other tables' results are not shown). Three queries."""
+    table = deal.table
+    if not table.tournament.duplicate or table.round.status != Round.Status.DONE:
+        return []
+    deals = list(_duplicate_deals(deal))
+    if len(deals) < 2:
+        return []
+    seats: dict[int, list[str]] = {}
+    for seat in (
+        Seat.objects.filter(table_id__in=[d.table_id for d in deals])
+        .select_related("entry__version__bot")
+        .defer("entry__version__content", "log")
+        .order_by("table_id", "position")
+    ):
+        seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
+    points = [[list(d.points)] for d in deals]
+    try:
+        matchpoints = formats.duplicate_matchpoints(points, lower_is_better=lower_is_better)
+    except formats.FormatError:
+        matchpoints = [[Fraction(0)] * len(d.points) for d in deals]
+    return [
+        TravellerRow(
+            deal_id=d.pk,
+            table_number=d.table.number,
+            cells=[
+                TravellerCell(bot=bot, points=p, matchpoints=_halves(mp))
+                for bot, p, mp in zip(
+                    seats.get(d.table_id, []), d.points, matchpoints[i], strict=False
+                )
+            ],
+            current=d.pk == deal.pk,
+        )
+        for i, d in enumerate(deals)
+    ]
+
+
+# --- the deal page -----------------------------------------------------------------------------
+
+HIDDEN_DEAL = "this deal is hidden until its table is finished"
+HIDDEN_DUPLICATE_DEAL = (
+    "this deal is hidden until every table of its round is finished (in duplicate play the "
+    "other tables of the round play the same cards)"
+)
+# What Django's json_script escapes: the JSON text cannot close its <script> element.
+_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+_SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+_RANK_SHOWN = {"T": "10"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CardView:
+    """A card as a page draws it: its name (``"QS"``), rank shown, suit letter, symbol and
+    the suit in words."""
+
+    name: str
+    rank: str
+    suit: str
+    symbol: str
+    suit_word: str
+
+
+def card_view(name: object) -> CardView | None:
+    """How a page shows a card name (None for anything that is not one).
+
+    >>> card_view("TH")
+    CardView(name='TH', rank='10', suit='H', symbol='♥', suit_word='hearts')
+    """
+    if not isinstance(name, str) or len(name) != 2 or name[1] not in _SUIT_SYMBOLS:
+        return None
+    rank = _RANK_SHOWN.get(name[0], name[0])
+    suit = name[1]
+    return CardView(name, rank, suit, _SUIT_SYMBOLS[suit], _SUIT_WORDS[suit])
+
+
+def _cards(names: object) -> list[CardView]:
+    if not isinstance(names, list):
+        return []
+    return [c for c in (card_view(n) for n in names) if c is not None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatRow:
+    position: int
+    bot: str
+    points: int | None
+    dealt: list[CardView]
+    dutch_dealt: list[CardView]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PassRow:
+    giver: str
+    receiver: str
+    cards: list[CardView]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrickRow:
+    number: int
+    leader: str
+    by_seat: list[CardView | None]  # the card each seat played, in seat order
+    winner: str
+    points: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DecisionRow:
+    step: int
+    seat: str
+    text: str
+    seconds: float
+    fault: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReplayPage:
+    """Everything the deal page shows, worked out before the template runs."""
+
+    deal: Deal
+    table: Table
+    tournament_name: str
+    game: str
+    preset: str
+    static: dict[str, JSON]
+    seats: list[SeatRow]
+    passes: list[PassRow]
+    tricks: list[TrickRow]
+    decisions: list[DecisionRow]
+    leftover: list[CardView]  # Hearts: the reserve or the stock as dealt
+    first_discard: CardView | None  # Dutch: the card that started the discard pile
+    moon: str | None
+    dutch_end: dict[str, JSON]
+    neighbours: DealNeighbours
+    traveller: list[TravellerRow]
+    steps_script: str  # the steps as JSON, escaped for a <script> element
+    step_count: int
+
+
+def _deal_for_page(deal_id: int) -> Deal:
+    try:
+        return (
+            Deal.objects.select_related("table__round", "table__tournament")
+            .defer("log", "record", "passes")
+            .get(pk=deal_id)
+        )
+    except Deal.DoesNotExist:
+        raise Http404("no such deal") from None
+
+
+def _check_shown(deal: Deal) -> None:
+    """Refuse (PermissionDenied, with the reason) a deal the API would not show."""
+    if not selectors.deals_visible(table=deal.table):
+        duplicate = deal.table.tournament.duplicate and deal.table.status == Table.Status.DONE
+        raise PermissionDenied(HIDDEN_DUPLICATE_DEAL if duplicate else HIDDEN_DEAL)
+
+
+def _replay_of(deal: Deal) -> dict[str, Any]:
+    stored = selectors.deal_replay_stored(deal_id=deal.pk)
+    text = stored.document if stored is not None and stored.document else None
+    if text is None:
+        text = selectors.deal_replay_document(deal_id=deal.pk)
+    replay = json.loads(text)
+    assert isinstance(replay, dict)
+    return replay
+
+
+def deal_steps_json(*, deal_id: int, replay: Mapping[str, Any]) -> str:
+    """:func:`deal_replay_steps` of a recorded deal as JSON text, computed once and cached (a
+    recorded deal never changes; a long Dutch round takes the engine a few tenths of a
+    second to replay step by step)."""
+    key = f"replay-steps:{FORMAT}:{deal_id}"
+    text = cache.get(key)
+    if not isinstance(text, str):
+        steps = deal_replay_steps(replay=replay)
+        text = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
+        cache.set(key, text, timeout=None)
+    return text
+
+
+def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
+    """The deal page of ``deal_id``: Http404 if there is no such deal, PermissionDenied (with
+    the reason) while it is hidden (the API's rule), else what the page shows."""
+    deal = _deal_for_page(deal_id)
+    _check_shown(deal)
+    table = deal.table
+    replay = _replay_of(deal)
+    steps_text = deal_steps_json(deal_id=deal.pk, replay=replay)
+    steps = json.loads(steps_text)
+    names: list[str] = steps["seats"]
+    players = len(names)
+    game = steps["game"]
+    record = replay.get("record") or {}
+    points = replay.get("points") or []
+    dealt = record.get("hands") or []
+    seats = []
+    for s in range(players):
+        hand = dealt[s] if s < len(dealt) else []
+        seats.append(
+            SeatRow(
+                position=s,
+                bot=names[s],
+                points=points[s] if s < len(points) else None,
+                dealt=_cards(hand) if game != "dutch" else [],
+                dutch_dealt=[c for c in (card_view(card_name(i % 52)) for i in hand) if c]
+                if game == "dutch"
+                else [],
+            )
+        )
+    passes = []
+    pass_to = steps["static"].get("pass_to") or []
+    for seat, action in (replay.get("log") or {}).get("actions") or []:
+        if isinstance(action, list) and isinstance(pass_to[seat], int):
+            passes.append(PassRow(names[seat], names[pass_to[seat]], _cards(action)))
+    tricks = []
+    for number, trick in enumerate(steps["tricks"], start=1):
+        by_seat: list[CardView | None] = [None] * players
+        for k, name in enumerate(trick["cards"]):
+            by_seat[(trick["leader"] + k) % players] = card_view(name)
+        tricks.append(
+            TrickRow(
+                number, names[trick["leader"]], by_seat, names[trick["winner"]], trick["points"]
+            )
+        )
+    decisions = [
+        DecisionRow(
+            step=k,
+            seat=names[step["s"]],
+            text=step["t"],
+            seconds=step.get("sec", 0.0),
+            fault=step.get("f", ""),
+        )
+        for k, step in enumerate(steps["steps"][1:], start=1)
+    ]
+    final = steps["steps"][0]["d"]
+    for step in steps["steps"][1:]:
+        final = {**final, **step["d"]}
+    moon = final.get("moon")
+    static = steps["static"]
+    leftover = _cards(static.get("reserve") or static.get("stock") or [])
+    first = None
+    if game == "dutch":
+        stock = record.get("stock") or []
+        first = card_view(card_name(stock[0] % 52)) if stock else None
+    dutch_end: dict[str, JSON] = {}
+    if game == "dutch":
+        caller = final.get("caller")
+        dutch_end = {
+            "caller": names[caller] if isinstance(caller, int) else None,
+            "turns": final.get("turns"),
+            "sums": final.get("sums"),
+        }
+    lower = getattr(games.game_class(game), "lower_is_better", True)
+    return ReplayPage(
+        deal=deal,
+        table=table,
+        tournament_name=table.tournament.name,
+        game=game,
+        preset=str(replay.get("preset", "")),
+        static=static,
+        seats=seats,
+        passes=passes,
+        tricks=tricks,
+        decisions=decisions,
+        leftover=leftover,
+        first_discard=first,
+        moon=names[moon] if isinstance(moon, int) else None,
+        dutch_end=dutch_end,
+        neighbours=deal_neighbours(deal=deal),
+        traveller=deal_traveller(deal=deal, lower_is_better=lower),
+        steps_script=mark_safe(steps_text.translate(_SCRIPT_ESCAPES)),
+        step_count=len(steps["steps"]) - 1,
+    )
