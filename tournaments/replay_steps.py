@@ -57,8 +57,8 @@ import games
 from games.base import JSON, Game, State
 from games.cards import card_name
 from games.errors import GameError
-from tournaments import formats, selectors
-from tournaments.models import Deal, Round, Seat, Table
+from tournaments import page_selectors, scoring, selectors
+from tournaments.models import Deal, Round, Seat, Table, Tournament
 
 #: The version of the step format, for the page's script.
 FORMAT = 1
@@ -556,7 +556,7 @@ def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
 def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
     """The duplicate "traveller" of ``deal``: every table of its round that played the same
     cards (same deal seed and index), with each seat's bot, points and matchpoints on this deal
-    (:func:`formats.duplicate_matchpoints`). Empty unless the tournament is duplicate and its
+    (:func:`scoring.duplicate_matchpoints`). Empty unless the tournament is duplicate and its
     round is finished (before, the other tables' results are not shown). Three queries."""
     table = deal.table
     if not table.tournament.duplicate or table.round.status != Round.Status.DONE:
@@ -574,8 +574,8 @@ def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
         seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
     points = [[list(d.points)] for d in deals]
     try:
-        matchpoints = formats.duplicate_matchpoints(points, lower_is_better=lower_is_better)
-    except formats.FormatError:
+        matchpoints = scoring.duplicate_matchpoints(points, lower_is_better=lower_is_better)
+    except scoring.FormatError:
         matchpoints = [[Fraction(0)] * len(d.points) for d in deals]
     return [
         TravellerRow(
@@ -595,11 +595,6 @@ def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
 
 # --- the deal page -----------------------------------------------------------------------------
 
-HIDDEN_DEAL = "this deal is hidden until its table is finished"
-HIDDEN_DUPLICATE_DEAL = (
-    "this deal is hidden until every table of its round is finished (in duplicate play the "
-    "other tables of the round play the same cards)"
-)
 # What Django's json_script escapes: the JSON text cannot close its <script> element.
 _SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
 _SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -678,7 +673,7 @@ class ReplayPage:
 
     deal: Deal
     table: Table
-    tournament_name: str
+    tournament: Tournament
     game: str
     preset: str
     static: dict[str, JSON]
@@ -696,22 +691,24 @@ class ReplayPage:
     step_count: int
 
 
-def _deal_for_page(deal_id: int) -> Deal:
+def _deal_for_page(deal_id: int, user: Any) -> Deal:
+    """The deal, as the site shows deals: Http404 if there is none (or only in a draft the user
+    may not see), PermissionDenied with the reason while its table's play is hidden."""
     try:
-        return (
+        deal = (
             Deal.objects.select_related("table__round", "table__tournament")
+            .filter(table__tournament__in=page_selectors.visible_tournaments(user=user))
             .defer("log", "record", "passes")
             .get(pk=deal_id)
         )
     except Deal.DoesNotExist:
         raise Http404("no such deal") from None
-
-
-def _check_shown(deal: Deal) -> None:
-    """Refuse (PermissionDenied, with the reason) a deal the API would not show."""
-    if not selectors.deals_visible(table=deal.table):
+    if not page_selectors.table_results_visible(table=deal.table):
         duplicate = deal.table.tournament.duplicate and deal.table.status == Table.Status.DONE
-        raise PermissionDenied(HIDDEN_DUPLICATE_DEAL if duplicate else HIDDEN_DEAL)
+        raise PermissionDenied(
+            page_selectors.HIDDEN_DUPLICATE_DEAL if duplicate else page_selectors.HIDDEN_DEAL
+        )
+    return deal
 
 
 def _replay_of(deal: Deal) -> dict[str, Any]:
@@ -740,8 +737,7 @@ def deal_steps_json(*, deal_id: int, replay: Mapping[str, Any]) -> str:
 def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
     """The deal page of ``deal_id``: Http404 if there is no such deal, PermissionDenied (with
     the reason) while it is hidden (the API's rule), else what the page shows."""
-    deal = _deal_for_page(deal_id)
-    _check_shown(deal)
+    deal = _deal_for_page(deal_id, user)
     table = deal.table
     replay = _replay_of(deal)
     steps_text = deal_steps_json(deal_id=deal.pk, replay=replay)
@@ -813,7 +809,7 @@ def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
     return ReplayPage(
         deal=deal,
         table=table,
-        tournament_name=table.tournament.name,
+        tournament=table.tournament,
         game=game,
         preset=str(replay.get("preset", "")),
         static=static,

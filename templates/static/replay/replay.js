@@ -59,7 +59,7 @@ function card(name, extra) {
 }
 
 function cardRow(names, options = {}) {
-  const row = el("span", "cards" + (options.className ? " " + options.className : ""));
+  const row = el("span", "pcards" + (options.className ? " " + options.className : ""));
   for (const name of names) row.append(card(name, options.mark && options.mark.has(name) ? "marked" : ""));
   return row;
 }
