@@ -21,6 +21,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from tournaments import visibility
 from tournaments.models import Bot, Tournament
 
 ORGANISERS_GROUP = "organisers"
@@ -47,13 +48,9 @@ def owns_bot(user: Any, bot: Bot) -> bool:
 
 
 def tournament_visibility(user: Any | AnonymousUser) -> Q:
-    """The tournaments ``user`` may see: every one but the drafts of other organisers."""
-    if getattr(user, "is_staff", False):
-        return Q()
-    public = ~Q(status=Tournament.Status.DRAFT)
-    if getattr(user, "is_authenticated", False):
-        return public | Q(organiser_id=user.pk)
-    return public
+    """The tournaments ``user`` may see: every one but the drafts of other organisers
+    (:func:`tournaments.visibility.tournaments_shown_q` decides)."""
+    return visibility.tournaments_shown_q(user=user)
 
 
 class IsOrganiser(BasePermission):

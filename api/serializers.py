@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 import games
 from judge.package import MAX_ZIP_BYTES
-from tournaments import formats
+from tournaments import formats, visibility
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -307,7 +307,7 @@ class TournamentSerializer(serializers.ModelSerializer[Tournament]):
 
     @extend_schema_field({"type": "string", "nullable": True, "pattern": "^[0-9]+$"})
     def get_seed(self, tournament: Tournament) -> str | None:
-        seed = tournament.revealed_seed
+        seed = visibility.shown_seed(tournament=tournament)
         return None if seed is None else str(seed)
 
 
@@ -400,11 +400,36 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         read_only_fields = fields
 
 
+# A seat's results: null while its table may not be shown (visibility.table_shown).
+SEAT_RESULT_FIELDS = (
+    "score",
+    "total",
+    "place",
+    "points",
+    "faults",
+    "replaced",
+    "decisions",
+    "mean_time",
+)
+_HIDDEN_HELP = " Null until the table's results are shown."
+
+
 class SeatSerializer(serializers.ModelSerializer[Seat]):
     bot = serializers.IntegerField(source="entry.version.bot_id", read_only=True, allow_null=True)
     label = serializers.SerializerMethodField()  # type: ignore[assignment]
     house = serializers.BooleanField(source="is_house", read_only=True)
-    points = serializers.FloatField(read_only=True, allow_null=True)
+    score = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    total = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    place = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    points = serializers.FloatField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    faults = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    replaced = serializers.BooleanField(
+        read_only=True,
+        allow_null=True,
+        help_text="The judge handed the seat to a built-in bot." + _HIDDEN_HELP,
+    )
+    decisions = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
+    mean_time = serializers.FloatField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
 
     class Meta:
         model = Seat
@@ -436,8 +461,20 @@ class SeatSerializer(serializers.ModelSerializer[Seat]):
 
 
 class TableSerializer(serializers.ModelSerializer[Table]):
+    """A table and its seats. Until :func:`tournaments.visibility.table_shown` allows it
+    (the table finished; in duplicate play, its whole round), each seat's results and the
+    time the table finished are null: with one deal per table a score is that deal's points,
+    and a bot's own times are a channel it controls."""
+
     round = serializers.IntegerField(source="round.number", read_only=True)
     seats = SeatSerializer(many=True, read_only=True)
+    visible = serializers.SerializerMethodField(
+        help_text="Whether the table's results and deals are shown: once the table (in "
+        "duplicate play, its round) is finished. Until then they are null or empty."
+    )
+    finished_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="Null until the table's results are shown."
+    )
 
     class Meta:
         model = Table
@@ -449,9 +486,32 @@ class TableSerializer(serializers.ModelSerializer[Table]):
             "status",
             "started_at",
             "finished_at",
+            "visible",
             "seats",
         ]
         read_only_fields = fields
+
+    def shown(self, table: Table) -> bool:
+        """Whether the results of ``table`` may be shown to the request's user (asked once
+        per table)."""
+        cache: dict[int, bool] = self.context.setdefault("tables_shown", {})
+        if table.pk not in cache:
+            request = self.context.get("request")
+            cache[table.pk] = visibility.table_shown(
+                user=getattr(request, "user", None), table=table
+            )
+        return cache[table.pk]
+
+    def get_visible(self, table: Table) -> bool:
+        return self.shown(table)
+
+    def to_representation(self, instance: Table) -> dict[str, Any]:
+        data = dict(super().to_representation(instance))
+        if not self.shown(instance):
+            data["finished_at"] = None
+            for seat in data["seats"]:
+                seat.update(dict.fromkeys(SEAT_RESULT_FIELDS))
+        return data
 
 
 class FaultSerializer(serializers.Serializer[Any]):
@@ -479,24 +539,20 @@ class TableResultsSerializer(serializers.Serializer[Any]):
 
 
 class TableDetailSerializer(TableSerializer):
-    """A table; the view sets ``visible``, ``deal_rows`` and ``fault_rows`` on it."""
+    """A table; the view sets ``deal_rows`` and ``fault_rows`` on it (empty while the table
+    may not be shown)."""
 
-    visible = serializers.BooleanField(
-        read_only=True,
-        help_text="Whether the deals are shown: once the table (in duplicate play, its "
-        "round) is finished. Until then deals and faults are empty.",
-    )
     results = serializers.SerializerMethodField()
     deals = DealSummarySerializer(source="deal_rows", many=True, read_only=True)
     faults = FaultSerializer(source="fault_rows", many=True, read_only=True)
 
     class Meta(TableSerializer.Meta):
-        fields = [*TableSerializer.Meta.fields, "visible", "results", "deals", "faults"]
+        fields = [*TableSerializer.Meta.fields, "results", "deals", "faults"]
         read_only_fields = fields
 
     @extend_schema_field(TableResultsSerializer(allow_null=True))
     def get_results(self, table: Table) -> dict[str, Any] | None:
-        if table.status != Table.Status.DONE or not table.result:
+        if not self.shown(table) or not table.result:
             return None
         return TableResultsSerializer(table.result).data
 

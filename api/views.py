@@ -26,7 +26,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 import games
-from tournaments import ratings, selectors, services
+from tournaments import ratings, selectors, services, visibility
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 
 from . import accounts, caching, permissions
@@ -558,30 +558,27 @@ class TableList(ApiView):
 
 
 def _visible_table(request: Request, table: Table) -> Table:
-    """404 for a table of a draft the user may not see (drafts have no tables, but still)."""
-    tournament = table.tournament
-    if tournament.status == Tournament.Status.DRAFT and not permissions.runs_tournament(
-        request.user, tournament
-    ):
+    """404 for a table of a tournament the user may not see (a draft: drafts have no tables,
+    but still). Whether what it played may be shown is :func:`visibility.table_shown`."""
+    if not visibility.tournament_shown(user=request.user, tournament=table.tournament):
         raise NotFound()
     return table
 
 
 class TableDetail(ApiView):
-    """A table: its seats (scores, places, points, faults), its results, and, once it is
-    finished, each deal's points and the faults."""
+    """A table and its seats; once it may be shown (finished; in duplicate play, once its
+    whole round is), its results (each seat's score, place, points, decisions, mean time and
+    faults), each deal's points and the faults. Until then those are null or empty."""
 
     permission_classes = [AllowAny]
     serializer_class = s.TableDetailSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         table = _visible_table(request, selectors.table_get(table_id=pk))
-        table.visible = selectors.deals_visible(table=table)  # type: ignore[attr-defined]
-        table.deal_rows = (  # type: ignore[attr-defined]
-            selectors.table_deal_points(table=table) if table.visible else []  # type: ignore[attr-defined]
-        )
-        table.fault_rows = list(table.fault_set.all()) if table.visible else []  # type: ignore[attr-defined]
-        return Response(s.TableDetailSerializer(table).data)
+        shown = visibility.table_shown(user=request.user, table=table)
+        table.deal_rows = selectors.table_deal_points(table=table) if shown else []  # type: ignore[attr-defined]
+        table.fault_rows = list(table.fault_set.all()) if shown else []  # type: ignore[attr-defined]
+        return Response(s.TableDetailSerializer(table, context=self.get_serializer_context()).data)
 
 
 class TableLog(ApiView):
@@ -593,7 +590,7 @@ class TableLog(ApiView):
     @extend_schema(responses={200: OpenApiResponse(description="A tapis-replay log (v1).")})
     def get(self, request: Request, pk: int) -> Response:
         table = _visible_table(request, selectors.table_get(table_id=pk))
-        if not selectors.deals_visible(table=table):
+        if not visibility.table_shown(user=request.user, table=table):
             raise Hidden("the log of a table is shown once the table is finished")
         response = _immutable(Response(selectors.table_log(table=table)))
         response["Content-Disposition"] = f'attachment; filename="table-{table.pk}.json"'
@@ -603,7 +600,7 @@ class TableLog(ApiView):
 def _visible_deal(request: Request, pk: int) -> Deal:
     deal = selectors.deal_get(deal_id=pk)
     _visible_table(request, deal.table)
-    if not selectors.deals_visible(table=deal.table):
+    if not visibility.deal_shown(user=request.user, deal=deal):
         raise Hidden("a deal is shown once its table is finished")
     return deal
 

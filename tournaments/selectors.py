@@ -19,7 +19,7 @@ from django.db.models.fields.json import KeyTransform
 
 import games
 from games.base import JSON
-from tournaments import scoring
+from tournaments import scoring, visibility
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -70,7 +70,11 @@ def tournament_outcomes(
     """Every recorded table (of the rounds before ``before_round``, if given) as the formats
     see it. Place points are recomputed exactly from the places; duplicate matchpoints are read
     from the seats (multiples of 1/2, stored exactly)."""
-    seats = Seat.objects.filter(table__tournament=tournament, table__status=Table.Status.DONE)
+    # Only the tables whose results may be shown (in duplicate play, those of closed rounds):
+    # the same for everyone, and for seating a round (every earlier round is closed).
+    seats = Seat.objects.filter(
+        visibility.tables_shown_q(prefix="table__"), table__tournament=tournament
+    )
     if before_round is not None:
         seats = seats.filter(table__round__number__lt=before_round)
     # One lean query (no table results, no bot logs), the seats grouped by table in order.
@@ -261,16 +265,6 @@ def entry_tables(*, entry: Entry) -> QuerySet[Table]:
 # ---------------------------------------------------------------------------------------------
 
 
-def deals_visible(*, table: Table) -> bool:
-    """Whether a table's deals may be shown to the public: once its round is over (in
-    duplicate play the other tables of the round play the same cards until then)."""
-    if table.status != Table.Status.DONE:
-        return False
-    if not table.tournament.duplicate:
-        return True
-    return table.round.status == Round.Status.DONE
-
-
 def table_log(*, table: Table) -> dict[str, JSON]:
     """The complete replay log of a recorded table (games.log format v1 with the judge's
     times, faults and seat summary), rebuilt from its rows."""
@@ -349,9 +343,13 @@ def rating_history(*, bot: Bot, family: str) -> QuerySet[RatingHistory]:
 
 
 def fault_counts(*, tournament: Tournament) -> dict[int, int]:
-    """Faults per entry over a tournament."""
+    """Faults per entry over the tables of a tournament whose results may be shown."""
     counts: dict[int, int] = defaultdict(int)
-    for seat in Seat.objects.filter(table__tournament=tournament, entry__isnull=False):
+    for seat in Seat.objects.filter(
+        visibility.tables_shown_q(prefix="table__"),
+        table__tournament=tournament,
+        entry__isnull=False,
+    ):
         if seat.entry_id is not None:
             counts[seat.entry_id] += seat.faults
     return dict(counts)
@@ -397,7 +395,7 @@ def tournament_tables(
     if round_number is not None:
         qs = qs.filter(round__number=round_number)
     return (
-        qs.select_related("round")
+        qs.select_related("round", "tournament")
         .prefetch_related(
             Prefetch(
                 "seats",
@@ -664,9 +662,10 @@ def _stored_replay_query() -> str:
 
 
 def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
-    """Whether the deal ``deal_id`` may be shown to anyone (its table finished; in duplicate
-    play, its round; never in a draft) and its stored replay, in one query (None if there is
-    no such deal). The replay is None for deals recorded before replays were stored."""
+    """Whether the deal ``deal_id`` may be shown to anyone (:func:`visibility.play_shown`:
+    its table finished; in duplicate play, its round; never in a draft) and its stored
+    replay, in one query (None if there is no such deal). The replay is None for deals
+    recorded before replays were stored."""
     if not 0 < deal_id < 2**63:  # no such id (the prepared statement takes a bigint)
         return None
     # Raw SQL: compiling this join through the ORM cost more than running it.
@@ -676,10 +675,11 @@ def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
     if row is None:
         return None
     table_status, round_status, tournament_status, duplicate, document = row
-    visible = (
-        table_status == Table.Status.DONE
-        and tournament_status != Tournament.Status.DRAFT
-        and (not duplicate or round_status == Round.Status.DONE)
+    visible = visibility.play_shown(
+        table_status=table_status,
+        round_status=round_status,
+        tournament_status=tournament_status,
+        duplicate=bool(duplicate),
     )
     return StoredReplay(visible=visible, document=document)
 

@@ -1,0 +1,163 @@
+"""tournaments.visibility: one rule, asked the same way by every path.
+
+The lean replay path's SQL (``selectors.deal_replay_stored``), the querysets' filters
+(``tables_shown_q``, ``tournaments_shown_q``) and the functions on model instances must agree
+for every combination of statuses, for every kind of user.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.utils import timezone
+
+from tests.tournaments.factories import BuiltinVersionFactory, UserFactory
+from tournaments import selectors, visibility
+from tournaments.models import Deal, DealReplay, Entry, Round, Seat, Table, Tournament
+
+pytestmark = pytest.mark.django_db
+
+TOURNAMENT_STATUSES = [s.value for s in Tournament.Status]
+ROUND_STATUSES = [s.value for s in Round.Status]
+TABLE_STATUSES = [s.value for s in Table.Status]
+
+
+def _tournament(organiser: User, status: str, duplicate: bool) -> Tournament:
+    finished = status == Tournament.Status.FINISHED
+    return Tournament.objects.create(
+        name=f"{status} {duplicate}",
+        organiser=organiser,
+        game="hearts",
+        preset="whisthub",
+        table_size=4,
+        rounds=2,
+        deals_per_table=1,
+        duplicate=duplicate,
+        status=status,
+        seed="1234567890123456789",
+        commitment="0" * 64,
+        seed_revealed_at=timezone.now() if finished else None,
+    )
+
+
+@pytest.fixture
+def users() -> dict[str, User | AnonymousUser | None]:
+    return {
+        "nobody": None,
+        "anonymous": AnonymousUser(),
+        "organiser": UserFactory.create(username="org"),
+        "other": UserFactory.create(username="other"),
+        "staff": UserFactory.create(username="staff", is_staff=True),
+    }
+
+
+def test_every_path_agrees_on_every_combination_of_statuses(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    organiser = users["organiser"]
+    assert isinstance(organiser, User)
+    deals: list[tuple[Deal, bool]] = []
+    for status, duplicate in itertools.product(TOURNAMENT_STATUSES, (False, True)):
+        tournament = _tournament(organiser, status, duplicate)
+        for number, round_status in enumerate(ROUND_STATUSES, start=1):
+            round_ = Round.objects.create(tournament=tournament, number=number, status=round_status)
+            for table_number, table_status in enumerate(TABLE_STATUSES, start=1):
+                table = Table.objects.create(
+                    tournament=tournament,
+                    round=round_,
+                    number=table_number,
+                    deal_seed=7,
+                    status=table_status,
+                )
+                deal = Deal.objects.create(table=table, index=0, record={}, points=[0], log={})
+                DealReplay.objects.create(deal=deal, document="{}")
+                expected = (
+                    table_status == "done"
+                    and status != "draft"
+                    and (not duplicate or round_status == "done")
+                )
+                deals.append((deal, expected))
+    assert len(deals) == len(TOURNAMENT_STATUSES) * 2 * len(ROUND_STATUSES) * len(TABLE_STATUSES)
+    shown_by_query = set(
+        Table.objects.filter(visibility.tables_shown_q()).values_list("pk", flat=True)
+    )
+    deals_by_query = set(
+        Deal.objects.filter(visibility.tables_shown_q(prefix="table__")).values_list(
+            "pk", flat=True
+        )
+    )
+    for deal, expected in deals:
+        stored = selectors.deal_replay_stored(deal_id=deal.pk)
+        assert stored is not None
+        assert stored.visible is expected, deal.table  # the lean path's SQL
+        assert (deal.table_id in shown_by_query) is expected
+        assert (deal.pk in deals_by_query) is expected
+        fresh = selectors.deal_get(deal_id=deal.pk)  # what the API's view reads
+        for name, user in users.items():
+            assert visibility.deal_shown(user=user, deal=fresh) is expected, (name, deal.table)
+            assert visibility.table_shown(user=user, table=fresh.table) is expected, name
+
+
+def test_drafts_are_their_organisers_and_staffs_and_the_filter_agrees(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    organiser = users["organiser"]
+    assert isinstance(organiser, User)
+    tournaments = [_tournament(organiser, status, False) for status in TOURNAMENT_STATUSES]
+    for name, user in users.items():
+        by_query = set(
+            Tournament.objects.filter(visibility.tournaments_shown_q(user=user)).values_list(
+                "pk", flat=True
+            )
+        )
+        for tournament in tournaments:
+            expected = tournament.status != "draft" or name in ("organiser", "staff")
+            assert visibility.tournament_shown(user=user, tournament=tournament) is expected
+            assert (tournament.pk in by_query) is expected, (name, tournament.status)
+
+
+def test_the_seed_is_shown_once_finished_to_everyone_and_never_before(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    organiser = users["organiser"]
+    assert isinstance(organiser, User)
+    for status in TOURNAMENT_STATUSES:
+        tournament = _tournament(organiser, status, False)
+        shown = status == Tournament.Status.FINISHED
+        assert visibility.seed_shown(tournament=tournament) is shown
+        assert visibility.shown_seed(tournament=tournament) == (
+            1234567890123456789 if shown else None
+        )
+    # A finished tournament whose seed was somehow not revealed keeps it.
+    odd = _tournament(organiser, Tournament.Status.FINISHED, False)
+    odd.seed_revealed_at = None
+    assert visibility.shown_seed(tournament=odd) is None
+
+
+def test_a_bots_log_is_its_owners_and_staffs_once_the_table_is_shown(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    organiser = users["organiser"]
+    assert isinstance(organiser, User)
+    tournament = _tournament(organiser, Tournament.Status.RUNNING, True)
+    version = BuiltinVersionFactory.create()
+    owner = version.bot.owner
+    entry = Entry.objects.create(tournament=tournament, version=version, user=owner)
+    round_ = Round.objects.create(tournament=tournament, number=1)
+    table = Table.objects.create(
+        tournament=tournament, round=round_, number=1, deal_seed=1, status=Table.Status.DONE
+    )
+    seat = Seat.objects.create(table=table, position=0, entry=entry, log="my hand: QS")
+    house = Seat.objects.create(table=table, position=1, house_bot="random", log="house")
+    everyone = {**users, "owner": owner}
+    # The round is still being played: no one, not the owner, not staff.
+    for user in everyone.values():
+        assert visibility.seat_log_shown(user=user, seat=seat) is False
+        assert visibility.seat_log_shown(user=user, seat=house) is False
+    round_.status = Round.Status.DONE
+    round_.save(update_fields=["status"])
+    for name, user in everyone.items():
+        assert visibility.seat_log_shown(user=user, seat=seat) is (name in ("owner", "staff"))
+        assert visibility.seat_log_shown(user=user, seat=house) is (name == "staff")

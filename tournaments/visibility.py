@@ -1,0 +1,189 @@
+"""Who may see what, and from when: the one place that decides.
+
+The API, the pages and the admin ask these functions before they show anything of a
+tournament; none of them decides on its own. The answer depends on who asks (``user``: a
+user, ``AnonymousUser`` or ``None`` for nobody in particular) and on the moment, that is on
+the state of the rows given (a table's status, its round's, its tournament's), read when the
+question is asked.
+
+What is decided, for whom, until when:
+
+=================================  ==========================================================
+subject                            shown
+=================================  ==========================================================
+a tournament (and what hangs off   to everyone, once it is no longer a draft; a draft only to
+it: entries, rounds, tables)       its organiser and staff (:func:`tournament_shown`)
+everything a table played: its     to everyone, staff included, once the table is finished
+deals, hands, passes, tricks,      and, in duplicate play, its whole round is (the other
+decisions, faults, replay log,     tables of the round play the same cards); never before,
+audit, and its results: totals,    to no one (:func:`table_shown`, :func:`deal_shown`)
+scores, places, points, decision
+counts, mean times, the judge's
+summary, when it finished
+a seat's bot log (what the bot     to the bot's owner and staff, once the table is shown
+wrote to stderr)                   (:func:`seat_log_shown`)
+a tournament's seed                to everyone once the tournament is finished (revealed);
+                                   never before, to no one (:func:`seed_shown`)
+a table's deal seed                with its deals (:func:`table_seed_shown`): every replay
+                                   names it (``seed``), and it is derived through SHA-256, so
+                                   it says nothing of the tournament seed or other tables
+=================================  ==========================================================
+
+"Staff included" is the rule, not a default: no function here has an exception for staff
+except the two that are about who runs a tournament (drafts) and who owns a bot (logs).
+
+Queries that filter many rows at once use :func:`tables_shown_q` and
+:func:`tournaments_shown_q`, which say the same as the functions (the tests compare them for
+every combination of statuses), and the lean replay path's SQL reads the four statuses and
+asks :func:`play_shown`.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
+
+from tournaments.models import Deal, Round, Seat, Table, Tournament
+
+Viewer: TypeAlias = AbstractBaseUser | AnonymousUser | None
+"""Who asks: a user, an anonymous visitor, or ``None`` (nobody in particular: the public)."""
+
+
+def _authenticated(user: Viewer) -> bool:
+    return bool(user is not None and getattr(user, "is_authenticated", False))
+
+
+def _staff(user: Viewer) -> bool:
+    return _authenticated(user) and bool(getattr(user, "is_staff", False))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tournaments and drafts
+# ---------------------------------------------------------------------------------------------
+
+
+def tournament_shown(*, user: Viewer, tournament: Tournament) -> bool:
+    """Whether ``user`` may see ``tournament`` at all: every tournament but a draft, which
+    only its organiser and staff see (they prepare it)."""
+    if tournament.status != Tournament.Status.DRAFT:
+        return True
+    return _staff(user) or (
+        _authenticated(user) and tournament.organiser_id == getattr(user, "pk", None)
+    )
+
+
+def tournaments_shown_q(*, user: Viewer) -> Q:
+    """The tournaments ``user`` may see, as a filter of ``Tournament`` rows
+    (:func:`tournament_shown`)."""
+    if _staff(user):
+        return Q()
+    public = ~Q(status=Tournament.Status.DRAFT)
+    if _authenticated(user):
+        return public | Q(organiser_id=getattr(user, "pk", None))
+    return public
+
+
+# ---------------------------------------------------------------------------------------------
+# What a table played, and its results
+# ---------------------------------------------------------------------------------------------
+
+
+def play_shown(
+    *, table_status: str, round_status: str, tournament_status: str, duplicate: bool
+) -> bool:
+    """The rule itself, on the statuses of a table, its round and its tournament: a table's
+    play and results are shown once the table is finished and, in duplicate play, its round
+    (never in a draft). It does not depend on who asks.
+
+    >>> play_shown(table_status="done", round_status="running", tournament_status="running",
+    ...            duplicate=False)
+    True
+    >>> play_shown(table_status="done", round_status="running", tournament_status="running",
+    ...            duplicate=True)
+    False
+    """
+    return (
+        table_status == Table.Status.DONE
+        and tournament_status != Tournament.Status.DRAFT
+        and (not duplicate or round_status == Round.Status.DONE)
+    )
+
+
+def table_shown(*, user: Viewer, table: Table) -> bool:
+    """Whether anything ``table`` played (deals, hands, passes, tricks, decisions, faults, the
+    replay log, audits) and its results (totals, scores, places, points, each seat's decision
+    count, mean time and faults, the judge's summary, when it finished) may be shown to
+    ``user``. The same answer for everyone, staff included, once the tournament is one the
+    user may see. Reads ``table.round`` and ``table.tournament``: select them with the table."""
+    tournament = table.tournament
+    return tournament_shown(user=user, tournament=tournament) and play_shown(
+        table_status=table.status,
+        round_status=table.round.status,
+        tournament_status=tournament.status,
+        duplicate=tournament.duplicate,
+    )
+
+
+def tables_shown_q(*, prefix: str = "") -> Q:
+    """The tables whose play and results may be shown (:func:`play_shown`), as a filter of
+    ``Table`` rows, or of rows that reach a table through ``prefix`` (``"table__"`` for deals,
+    seats and faults)."""
+    return (
+        Q(**{f"{prefix}status": Table.Status.DONE})
+        & ~Q(**{f"{prefix}tournament__status": Tournament.Status.DRAFT})
+        & (
+            Q(**{f"{prefix}tournament__duplicate": False})
+            | Q(**{f"{prefix}round__status": Round.Status.DONE})
+        )
+    )
+
+
+def deal_shown(*, user: Viewer, deal: Deal) -> bool:
+    """Whether ``deal`` (its hands, passes, tricks, decisions, points, replay and audit) may
+    be shown to ``user``: when its table is (:func:`table_shown`)."""
+    return table_shown(user=user, table=deal.table)
+
+
+def seat_log_shown(*, user: Viewer, seat: Seat) -> bool:
+    """Whether ``user`` may read what the bot of ``seat`` wrote to stderr: the bot's owner
+    (the user who entered it) and staff, once the table is shown; a house bot's log, staff
+    only. Reads ``seat.table`` (with its round and tournament) and ``seat.entry``."""
+    if not table_shown(user=user, table=seat.table):
+        return False
+    if _staff(user):
+        return True
+    return (
+        _authenticated(user)
+        and seat.entry is not None
+        and seat.entry.user_id == getattr(user, "pk", None)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds
+# ---------------------------------------------------------------------------------------------
+
+
+def seed_shown(*, tournament: Tournament) -> bool:
+    """Whether the seed of ``tournament`` may be shown (to anyone: it is the same for all):
+    once the tournament is finished and the seed revealed, never before. Every deal of every
+    table follows from it."""
+    return (
+        tournament.status == Tournament.Status.FINISHED and tournament.seed_revealed_at is not None
+    )
+
+
+def shown_seed(*, tournament: Tournament) -> int | None:
+    """The seed of ``tournament`` if it may be shown (:func:`seed_shown`), else None."""
+    return tournament.seed_int if seed_shown(tournament=tournament) else None
+
+
+def table_seed_shown(*, user: Viewer, table: Table) -> bool:
+    """Whether the deal seed of ``table`` may be shown: with the table's deals
+    (:func:`table_shown`), which carry it (every replay names its ``seed``). It is derived
+    from the tournament seed through SHA-256 and tells nothing of other tables; in duplicate
+    play every table of a round shares it, and the round's deals are shown together."""
+    return table_shown(user=user, table=table)
