@@ -27,7 +27,7 @@ from django.db.models.functions import RowNumber
 from django.http import Http404
 
 import games
-from tournaments import formats, seeds, selectors, services
+from tournaments import formats, seeds, selectors, services, visibility
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -62,17 +62,13 @@ def paginate(items: QuerySet[Any] | Sequence[Any], page: str | int | None, size:
 def visible_tournaments(*, user: Any) -> QuerySet[Tournament]:
     """The tournaments ``user`` may see on the site: every one but drafts, which only their
     organiser and staff see (as through the API)."""
-    if getattr(user, "is_staff", False):
-        return Tournament.objects.all()
-    public = ~Q(status=Tournament.Status.DRAFT)
-    if getattr(user, "is_authenticated", False):
-        public |= Q(organiser_id=user.pk)
-    return Tournament.objects.filter(public)
+    return Tournament.objects.filter(visibility.tournaments_shown_q(user=user))
 
 
 def table_results_visible(*, table: Table) -> bool:
-    """Whether a table's cards, results and log may be shown now (to anyone, staff too)."""
-    return selectors.deals_visible(table=table)
+    """Whether a table's cards, results and log may be shown now (to anyone, staff too):
+    :func:`tournaments.visibility.table_shown` decides."""
+    return visibility.table_shown(user=None, table=table)
 
 
 def _tournament_or_404(tournament_id: int, user: Any) -> Tournament:
