@@ -163,8 +163,14 @@ class ProgressView:
         return int(100 * self.tables_done / self.tables_total) if self.tables_total else 0
 
     @property
-    def live(self) -> bool:
+    def running(self) -> bool:
         return self.status == Tournament.Status.RUNNING
+
+    @property
+    def live(self) -> bool:
+        """Whether the page keeps asking for news: while the tournament runs, and while it is
+        open (to see it start)."""
+        return self.status in (Tournament.Status.OPEN, Tournament.Status.RUNNING)
 
 
 def _progress_view(tournament: Tournament, counts: dict[str, int], per_round: int) -> ProgressView:

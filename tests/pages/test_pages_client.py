@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from tests.pages.conftest import SiteWorld
+from tests.tournaments.factories import enter_builtins, make_tournament
+from tournaments import page_selectors, services
 from tournaments.models import Deal, Table
 
 pytestmark = pytest.mark.django_db
@@ -39,3 +43,141 @@ def test_every_page_answers(site_world: SiteWorld, client: Client) -> None:
         response = client.get(url)
         assert response.status_code == 200, url
         assert b'<main id="main"' in response.content, url
+
+
+def test_a_draft_is_hidden_from_the_public_but_not_from_its_organiser(
+    site_world: SiteWorld, client: Client
+) -> None:
+    url = reverse("tournaments:tournament-detail", args=[site_world.draft.pk])
+    response = client.get(url)
+    assert response.status_code == 404
+    assert b"Nothing here" in response.content  # templates/404.html, in the site's style
+    listing = client.get(reverse("tournaments:tournament-list")).content.decode()
+    assert "Secret draft" not in listing
+    assert "Finished cup" in listing
+    client.force_login(site_world.organiser)
+    assert client.get(url).status_code == 200
+
+
+def test_the_tournament_page_says_everything_about_a_finished_tournament(
+    site_world: SiteWorld, client: Client
+) -> None:
+    tournament = site_world.finished
+    html = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk])).content
+    text = html.decode()
+    assert tournament.commitment in text
+    assert tournament.seed in text  # revealed once finished
+    assert "matches the commitment" in text
+    assert "Check it yourself" in text
+    assert f"printf %s {tournament.seed} | sha256sum" in text
+    # Options in words, from the engine's own descriptions.
+    assert "Every rule option of this tournament" in text
+    assert "Round 2 of 2" in text or "Finished: 2 tables played" in text
+    # Standings: 4 rows, places 1..4, and a 4x4 crosstable.
+    assert text.count('<tr class="') >= 4
+    assert "Head to head" in text
+
+
+def test_a_signed_in_author_sees_their_own_rows_highlighted(
+    site_world: SiteWorld, client: Client
+) -> None:
+    url = reverse("tournaments:tournament-detail", args=[site_world.finished.pk])
+    assert b'class="mine' not in client.get(url).content
+    client.force_login(site_world.author)
+    html = client.get(url).content.decode()
+    assert html.count('<tr class="mine') == 1  # the author's one entry in the standings
+
+
+def test_the_table_page_shows_the_score_sheet_with_running_totals(
+    site_world: SiteWorld, client: Client
+) -> None:
+    table = Table.objects.filter(tournament=site_world.finished).order_by("pk").first()
+    assert table is not None
+    deals = list(Deal.objects.filter(table=table).order_by("index"))
+    html = client.get(reverse("tournaments:table-detail", args=[table.pk])).content.decode()
+    first, second = deals[0].points[0], deals[1].points[0]
+    assert f'{second} <span class="small muted">({first + second})</span>' in html
+    assert f"/deals/{deals[0].pk}/" in html  # the replay viewer's address
+    assert f"tapis verify table-{table.pk}.json" in html
+    assert reverse("api:table-log", args=[table.pk]) in html
+
+
+def test_faults_are_said_in_plain_words() -> None:
+    from tournaments.page_selectors import fault_in_words
+
+    assert (
+        fault_in_words(kind="illegal", deal_index=0, decision=3, detail="6D: you must follow clubs")
+        == "played an illegal action at deal 1, decision 4: the first legal action was played "
+        "(6D: you must follow clubs)"
+    )
+    assert fault_in_words(kind="crash", deal_index=1, decision=None, detail="").startswith(
+        "crashed at deal 2"
+    )
+
+
+def test_a_duplicate_round_still_playing_hides_its_finished_tables(client: Client) -> None:
+    tournament = make_tournament(name="Duplicate cup", rounds=1, deals_per_table=2, duplicate=True)
+    enter_builtins(tournament, ["random"] * 8)
+    services.tournament_start(tournament=tournament)
+    first = Table.objects.filter(tournament=tournament).order_by("number").first()
+    assert first is not None
+    outcome = services.table_run(table_id=first.pk, worker="test", token="t-1")
+    assert outcome.outcome == "recorded"
+    first.refresh_from_db()
+    assert first.status == Table.Status.DONE
+    deal = Deal.objects.filter(table=first).order_by("index").first()
+    assert deal is not None
+
+    html = client.get(reverse("tournaments:table-detail", args=[first.pk])).content.decode()
+    assert "the other tables of its round play the same deals" in html
+    assert 'id="score-sheet"' not in html
+    response = client.get(reverse("tournaments:deal-audit", args=[deal.pk]))
+    assert response.status_code == 403
+    assert b"every table of its round is finished" in response.content  # templates/403.html
+    assert b"Hidden for now" in response.content
+    page = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk]))
+    assert tournament.seed not in page.content.decode()
+
+
+def test_the_live_part_answers_204_when_nothing_changed_and_286_once_over(
+    site_world: SiteWorld, client: Client
+) -> None:
+    url = reverse("tournaments:tournament-live", args=[site_world.open.pk])
+    response = client.get(url)
+    assert response.status_code == 200
+    version = re.search(r'data-version="([^"]+)"', response.content.decode())
+    assert version is not None
+    assert client.get(url, {"since": version.group(1)}).status_code == 204
+    assert client.get(url, {"since": "something older"}).status_code == 200
+    finished = reverse("tournaments:tournament-live", args=[site_world.finished.pk])
+    response = client.get(finished)
+    assert response.status_code == 286  # htmx stops polling
+    assert b'hx-swap-oob="innerHTML"' in response.content  # the live region's sentence
+
+
+def test_lists_filter_and_paginate(site_world: SiteWorld, client: Client) -> None:
+    for number in range(page_selectors.PAGE_SIZE + 2):
+        make_tournament(name=f"Filler {number}", organiser=site_world.organiser)
+    url = reverse("tournaments:tournament-list")
+    first = client.get(url).content.decode()
+    assert "page=2" in first
+    second = client.get(url, {"page": 2}).content.decode()
+    assert second.count('<th scope="row">') == 4  # 29 visible tournaments: 25 then 4
+    finished = client.get(url, {"status": "finished"}).content.decode()
+    assert "Finished cup" in finished
+    assert "Filler" not in finished
+    # Junk in the query never fails: an unknown status is ignored, a page past the end is the last.
+    assert client.get(url, {"status": "nonsense", "page": "999"}).status_code == 200
+
+
+def test_rankings_and_bot_pages(site_world: SiteWorld, client: Client) -> None:
+    html = client.get(reverse("tournaments:rankings")).content.decode()
+    assert "mu \u2212 3 sigma" in html
+    entry = site_world.finished.entries.order_by("pk").first()
+    assert entry is not None
+    assert entry.version.bot.name in html
+    bot = client.get(reverse("tournaments:bot-detail", args=[entry.version.bot_id])).content
+    text = bot.decode()
+    assert '<svg class="chart"' in text  # two rated tables: a rating history line
+    assert "Finished cup" in text
+    assert "Average place" in text

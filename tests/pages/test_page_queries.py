@@ -1,0 +1,78 @@
+"""No N+1 on the site: each page makes as many queries for a small world as for a larger one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.tournaments.factories import UserFactory, enter_builtins, make_tournament
+from tournaments import services
+from tournaments.models import Deal, Entry, Table, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+def played(name: str, *, entries: int, rounds: int, deals: int) -> Tournament:
+    tournament = make_tournament(name=name, rounds=rounds, deals_per_table=deals)
+    enter_builtins(tournament, ["random"] * entries)
+    services.tournament_start(tournament=tournament)
+    services.tournament_run_here(tournament=tournament)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    return tournament
+
+
+def queries(client: Client, url: str) -> int:
+    client.get(url)  # warm: caches of the engine's catalogue and the like
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code in (200, 286), url
+    return len(captured)
+
+
+def table_of(tournament: Tournament) -> int:
+    table = Table.objects.filter(tournament=tournament).order_by("pk").first()
+    assert table is not None
+    return table.pk
+
+
+def deal_of(tournament: Tournament) -> int:
+    deal = Deal.objects.filter(table__tournament=tournament).order_by("pk").first()
+    assert deal is not None
+    return deal.pk
+
+
+def bot_of(tournament: Tournament) -> int:
+    entry = Entry.objects.filter(tournament=tournament).order_by("pk").first()
+    assert entry is not None
+    return entry.version.bot_id
+
+
+PAGES: dict[str, Callable[[Tournament], str]] = {
+    "home": lambda t: reverse("home"),
+    "tournament list": lambda t: reverse("tournaments:tournament-list"),
+    "tournament": lambda t: reverse("tournaments:tournament-detail", args=[t.pk]),
+    "tournament live": lambda t: reverse("tournaments:tournament-live", args=[t.pk]),
+    "table": lambda t: reverse("tournaments:table-detail", args=[table_of(t)]),
+    "deal audit": lambda t: reverse("tournaments:deal-audit", args=[deal_of(t)]),
+    "bot": lambda t: reverse("tournaments:bot-detail", args=[bot_of(t)]),
+    "rankings": lambda t: reverse("tournaments:rankings"),
+}
+
+
+def test_query_counts_do_not_grow_with_the_data(client: Client) -> None:
+    client.force_login(UserFactory.create())  # the signed-in path (highlighted rows) too
+    small = played("Small", entries=4, rounds=1, deals=1)
+    small_counts = {name: queries(client, url(small)) for name, url in PAGES.items()}
+    # Three times the entries, three rounds, more deals; and more tournaments for the lists.
+    large = played("Large", entries=12, rounds=3, deals=3)
+    played("Another", entries=8, rounds=2, deals=2)
+    for _ in range(3):
+        make_tournament(name="Open one")
+    large_counts = {name: queries(client, url(large)) for name, url in PAGES.items()}
+    assert large_counts == small_counts
