@@ -2,8 +2,8 @@
 
 Each function hands its template everything it shows, with the joins that keep its query count
 constant whatever the number of rows (tests/pages/test_page_queries.py counts them). What may be
-shown (a table's cards and results, a log, a seed) is decided by :mod:`tournaments.visibility`,
-the module the API asks too; nothing here decides it again.
+shown (a draft, a table's cards and results, a log, a seed) is decided by
+:mod:`tournaments.visibility`, the module the API asks too; nothing here decides it again.
 
 These live apart from ``selectors.py`` for now; they will be folded into it.
 """
@@ -630,7 +630,7 @@ def tournament_page(*, tournament_id: int, user: Any) -> TournamentPage:
         block.tables.append(
             TableLine(table=table, seats=_seat_lines(table, user, shown), results_shown=shown)
         )
-    revealed = tournament.revealed_seed
+    revealed = visibility.shown_seed(tournament=tournament)
     seed = (
         SeedCheck(
             seed=revealed,
@@ -973,10 +973,11 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
     # Every seat of this bot at a recorded table whose results may be shown, and the other
     # seats of those tables: the average place and the record against each opponent.
     own = Seat.objects.filter(
+        visibility.tables_shown_q(prefix="table__"),
         entry__version__bot=bot,
-        table__status=Table.Status.DONE,
         place__isnull=False,
-    ).exclude(table__tournament__duplicate=True, table__round__status=Round.Status.RUNNING)
+        table__tournament__in=visible_tournaments(user=user),
+    )
     summary = own.aggregate(tables=Count("pk"), average=Avg("place"))
     own_places = dict(own.values_list("table_id", "place"))
     record: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
