@@ -239,11 +239,21 @@ class Leaderboard:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Showcase:
+    """Where a newcomer starts: the last finished tournament and the first deal of its first
+    table, to replay."""
+
+    tournament: Tournament
+    deal_id: int | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class HomePage:
     running: list[TournamentCard]
     open: list[TournamentCard]
     finished: list[TournamentCard]
     leaderboards: list[Leaderboard]
+    showcase: Showcase | None
 
 
 def _cards(
@@ -334,7 +344,19 @@ def home_page(*, user: Any) -> HomePage:
             :HOME_LIST_SIZE
         ]
     )
+    showcase = None
+    if finished:
+        deal_id = (
+            Deal.objects.filter(
+                visibility.tables_shown_q(prefix="table__"), table__tournament=finished[0]
+            )
+            .order_by("table__round__number", "table__number", "index")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        showcase = Showcase(tournament=finished[0], deal_id=deal_id)
     return HomePage(
+        showcase=showcase,
         running=_cards(running, progress=progress_of(running)),
         open=_cards(opened[:HOME_LIST_SIZE]),
         finished=_cards(finished, winners=winners_of(finished)),

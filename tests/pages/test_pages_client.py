@@ -181,3 +181,21 @@ def test_rankings_and_bot_pages(site_world: SiteWorld, client: Client) -> None:
     assert '<svg class="chart"' in text  # two rated tables: a rating history line
     assert "Finished cup" in text
     assert "Average place" in text
+
+
+def test_home_links_to_a_finished_tournament_a_replay_and_the_rankings(
+    site_world: SiteWorld, client: Client
+) -> None:
+    html = client.get(reverse("home")).content.decode()
+    first_deal = (
+        Deal.objects.filter(table__tournament=site_world.finished)
+        .order_by("table__round__number", "table__number", "index")
+        .first()
+    )
+    assert first_deal is not None
+    start = html[html.index('id="start-title"') :]
+    assert reverse("tournaments:tournament-detail", args=[site_world.finished.pk]) in start
+    assert reverse("tournaments:deal", args=[first_deal.pk]) in start
+    assert reverse("tournaments:rankings") in start
+    assert "Open cup" in html  # open for registration
+    assert "Secret draft" not in html
