@@ -6,7 +6,8 @@ Input serializers are strict: a field the endpoint does not know is an error, no
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema_field
@@ -26,7 +27,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
-from tournaments.services import MAX_DEALS_PER_TABLE, MAX_ROUNDS
+from tournaments.tournament_settings import BOUNDS, NAME_MAX_LENGTH, PLACE_POINTS
 
 from .exceptions import PayloadTooLarge
 
@@ -120,10 +121,27 @@ class OptionValueField(serializers.Field[Any, Any, Any, Any]):
         return value
 
 
+FieldT = TypeVar("FieldT", serializers.IntegerField, serializers.FloatField)
+
+
+def _bounded(field: Callable[..., FieldT], setting: str, **kwargs: Any) -> FieldT:
+    """A number field with the bounds of a tournament setting (the services check them too)."""
+    bound = BOUNDS[setting]
+    low, high = (
+        (int(bound.low), int(bound.high))
+        if field is serializers.IntegerField
+        else (
+            bound.low,
+            bound.high,
+        )
+    )
+    return field(min_value=low, max_value=high, **kwargs)
+
+
 class TournamentWriteSerializer(StrictSerializer):
     """The settings of a tournament; the engine checks the rules (preset and options)."""
 
-    name = serializers.CharField(max_length=120)
+    name = serializers.CharField(max_length=NAME_MAX_LENGTH)
     game = serializers.ChoiceField(choices=games.game_names())
     preset = serializers.CharField(max_length=64, required=False)
     options = serializers.DictField(
@@ -131,20 +149,22 @@ class TournamentWriteSerializer(StrictSerializer):
         required=False,
         help_text="Rule option overrides, by name (GET /api/v1/games/ lists them).",
     )
-    table_size = serializers.IntegerField(min_value=2, max_value=10, required=False)
-    rounds = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS)
-    deals_per_table = serializers.IntegerField(min_value=1, max_value=MAX_DEALS_PER_TABLE)
+    table_size = _bounded(serializers.IntegerField, "table_size", required=False)
+    rounds = _bounded(serializers.IntegerField, "rounds")
+    deals_per_table = _bounded(serializers.IntegerField, "deals_per_table")
     seating = serializers.ChoiceField(choices=formats.format_names(), required=False)
     duplicate = serializers.BooleanField(required=False)
     place_points = serializers.ListField(
-        child=serializers.IntegerField(min_value=-1000, max_value=1000),
+        child=serializers.IntegerField(
+            min_value=int(PLACE_POINTS.low), max_value=int(PLACE_POINTS.high)
+        ),
         max_length=10,
         required=False,
     )
-    decision_seconds = serializers.FloatField(min_value=0.01, max_value=60.0, required=False)
-    bank_seconds = serializers.FloatField(min_value=0.0, max_value=3600.0, required=False)
-    startup_seconds = serializers.FloatField(min_value=0.1, max_value=120.0, required=False)
-    max_faults = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    decision_seconds = _bounded(serializers.FloatField, "decision_seconds", required=False)
+    bank_seconds = _bounded(serializers.FloatField, "bank_seconds", required=False)
+    startup_seconds = _bounded(serializers.FloatField, "startup_seconds", required=False)
+    max_faults = _bounded(serializers.IntegerField, "max_faults", required=False)
     house_bot = serializers.CharField(max_length=32, required=False)
     allow_multiple_entries = serializers.BooleanField(required=False)
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)
@@ -166,7 +186,7 @@ class TournamentFilterSerializer(QuerySerializer):
 
 
 class TableFilterSerializer(QuerySerializer):
-    round = serializers.IntegerField(min_value=1, max_value=MAX_ROUNDS, required=False)
+    round = _bounded(serializers.IntegerField, "rounds", required=False)
 
 
 class RankingFilterSerializer(QuerySerializer):

@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 import games
 from tournaments import ratings, selectors, services, visibility
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 from . import accounts, caching, permissions
 from . import serializers as s
@@ -365,7 +366,9 @@ class TournamentList(ApiView):
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.TournamentWriteSerializer, request.data)
-        tournament = services.tournament_create(organiser=_user(request), **data)
+        tournament = services.tournament_create(
+            organiser=_user(request), settings=TournamentSettings(**data)
+        )
         return _tournament_response(request, tournament, status.HTTP_201_CREATED)
 
 

@@ -188,17 +188,14 @@ def make_tournament(entries: int, rounds: int, deals: int, name: str) -> Any:
 
     from tournaments import services
     from tournaments.models import Bot, BotVersion
+    from tournaments.tournament_settings import TournamentSettings
 
     users = get_user_model()
     organiser, _ = users.objects.get_or_create(username="bench-organiser")
-    tournament = services.tournament_create(
-        organiser=organiser,
-        name=name,
-        game="hearts",
-        preset="whisthub",
-        rounds=rounds,
-        deals_per_table=deals,
+    settings = TournamentSettings(
+        name=name, game="hearts", preset="whisthub", rounds=rounds, deals_per_table=deals
     )
+    tournament = services.tournament_create(organiser=organiser, settings=settings)
     services.tournament_open(tournament=tournament)
     files = sorted(BOTS)
     for i in range(entries):

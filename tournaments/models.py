@@ -11,6 +11,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from tournaments.tournament_settings import DEFAULTS, NAME_MAX_LENGTH
+
 
 class WorkerHeartbeat(models.Model):
     """The last time each Celery worker ran the ``worker_heartbeat`` task.
@@ -123,7 +125,7 @@ class Tournament(models.Model):
         FINISHED = "finished", "finished"
         CANCELLED = "cancelled", "cancelled"
 
-    name = models.CharField(max_length=120)
+    name = models.CharField(max_length=NAME_MAX_LENGTH)
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="organised_tournaments"
     )
@@ -133,17 +135,18 @@ class Tournament(models.Model):
     table_size = models.PositiveSmallIntegerField()
     rounds = models.PositiveSmallIntegerField()
     deals_per_table = models.PositiveSmallIntegerField()
-    seating = models.CharField(max_length=32, default="random")
+    seating = models.CharField(max_length=32, default=DEFAULTS["seating"])
     duplicate = models.BooleanField(
-        default=False, help_text="Every table of a round plays the same deals (matchpoints)."
+        default=DEFAULTS["duplicate"],
+        help_text="Every table of a round plays the same deals (matchpoints).",
     )
     place_points = models.JSONField(default=list, blank=True)
-    decision_seconds = models.FloatField(default=1.0)
-    bank_seconds = models.FloatField(default=20.0)
-    startup_seconds = models.FloatField(default=5.0)
-    max_faults = models.PositiveSmallIntegerField(default=3)
-    house_bot = models.CharField(max_length=32, default="heuristic")
-    allow_multiple_entries = models.BooleanField(default=False)
+    decision_seconds = models.FloatField(default=DEFAULTS["decision_seconds"])
+    bank_seconds = models.FloatField(default=DEFAULTS["bank_seconds"])
+    startup_seconds = models.FloatField(default=DEFAULTS["startup_seconds"])
+    max_faults = models.PositiveSmallIntegerField(default=DEFAULTS["max_faults"])
+    house_bot = models.CharField(max_length=32, default=DEFAULTS["house_bot"])
+    allow_multiple_entries = models.BooleanField(default=DEFAULTS["allow_multiple_entries"])
     registration_opens_at = models.DateTimeField(null=True, blank=True)
     registration_closes_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(

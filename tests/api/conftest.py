@@ -26,6 +26,7 @@ from api import caching
 from api.permissions import ORGANISERS_GROUP
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 ROLES = ("anonymous", "author", "other", "organiser", "staff")
 BOT_FILE = Path(__file__).resolve().parent / "bots" / "first_legal.py"
@@ -82,7 +83,9 @@ def make_tournament(organiser: User, *, open_it: bool = True, **kwargs: Any) -> 
         "deals_per_table": 2,
     }
     settings.update(kwargs)
-    tournament = services.tournament_create(organiser=organiser, **settings)
+    tournament = services.tournament_create(
+        organiser=organiser, settings=TournamentSettings(**settings)
+    )
     if open_it:
         services.tournament_open(tournament=tournament)
     return tournament

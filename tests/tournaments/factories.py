@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Entry, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 
@@ -82,7 +83,7 @@ def make_tournament(
     }
     settings.update(kwargs)
     user = organiser or UserFactory.create()
-    tournament = services.tournament_create(organiser=user, **settings)
+    tournament = services.tournament_create(organiser=user, settings=TournamentSettings(**settings))
     if open_it:
         services.tournament_open(tournament=tournament)
     return tournament

@@ -28,8 +28,6 @@ from tournaments.services.bots import (
     bot_version_validate,
 )
 from tournaments.services.lifecycle import (
-    MAX_DEALS_PER_TABLE,
-    MAX_ROUNDS,
     TOURNAMENT_SETTINGS,
     entry_disqualify,
     entry_register,
@@ -60,8 +58,6 @@ from tournaments.services.tables import (
 from tournaments.services.workers import worker_heartbeat_record
 
 __all__ = [
-    "MAX_DEALS_PER_TABLE",
-    "MAX_ROUNDS",
     "TOURNAMENT_SETTINGS",
     "VALIDATION_DEALS",
     "DealAudit",

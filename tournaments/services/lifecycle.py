@@ -4,13 +4,13 @@ round, finish, cancel."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
 
+import games
 from games.errors import GameError
 from judge import bots as builtin_bots
 from judge.runner import Limits
@@ -26,6 +26,7 @@ from tournaments.models import (
 )
 from tournaments.services._sql import as_points
 from tournaments.services.ratings import ratings_update
+from tournaments.tournament_settings import TournamentSettings
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -33,55 +34,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-MAX_ROUNDS = 100
-MAX_DEALS_PER_TABLE = 1000
+# The error code of a setting out of its bounds (the time limits and faults share one).
+_BOUND_CODES = {
+    "name": "invalid",
+    "rounds": "rounds",
+    "deals_per_table": "deals_per_table",
+    "table_size": "table_size",
+    "place_points": "place_points",
+}
 
 
-def tournament_create(
-    *,
-    organiser: User,
-    name: str,
-    game: str,
-    rounds: int,
-    deals_per_table: int,
-    preset: str | None = None,
-    options: Mapping[str, object] | None = None,
-    table_size: int | None = None,
-    seating: str = "random",
-    duplicate: bool = False,
-    place_points: Sequence[int] | None = None,
-    decision_seconds: float = 1.0,
-    bank_seconds: float = 20.0,
-    startup_seconds: float = 5.0,
-    max_faults: int = 3,
-    house_bot: str = "heuristic",
-    allow_multiple_entries: bool = False,
-    registration_opens_at: datetime | None = None,
-    registration_closes_at: datetime | None = None,
-) -> Tournament:
-    """A draft tournament. Every setting is checked here: the rules (preset and overrides,
-    through the engine), the fixed length, the seating format, place points, time limits. The
-    secret seed is drawn and its commitment published."""
-    values = _checked_settings(
-        name=name,
-        game=game,
-        rounds=rounds,
-        deals_per_table=deals_per_table,
-        preset=preset,
-        options=options,
-        table_size=table_size,
-        seating=seating,
-        duplicate=duplicate,
-        place_points=place_points,
-        decision_seconds=decision_seconds,
-        bank_seconds=bank_seconds,
-        startup_seconds=startup_seconds,
-        max_faults=max_faults,
-        house_bot=house_bot,
-        allow_multiple_entries=allow_multiple_entries,
-        registration_opens_at=registration_opens_at,
-        registration_closes_at=registration_closes_at,
-    )
+def tournament_create(*, organiser: User, settings: TournamentSettings) -> Tournament:
+    """A draft tournament. Every setting is checked here: its bounds, the rules (preset and
+    overrides, through the engine), the fixed length, the seating format, place points, time
+    limits. The secret seed is drawn and its commitment published."""
+    values = _checked_settings(settings)
     seed = seeds.new_tournament_seed()
     return Tournament.objects.create(
         organiser=organiser, seed=str(seed), commitment=seeds.seed_commitment(seed), **values
@@ -89,26 +56,7 @@ def tournament_create(
 
 
 # The settings tournament_create takes and tournament_update changes.
-TOURNAMENT_SETTINGS = (
-    "name",
-    "game",
-    "preset",
-    "options",
-    "table_size",
-    "rounds",
-    "deals_per_table",
-    "seating",
-    "duplicate",
-    "place_points",
-    "decision_seconds",
-    "bank_seconds",
-    "startup_seconds",
-    "max_faults",
-    "house_bot",
-    "allow_multiple_entries",
-    "registration_opens_at",
-    "registration_closes_at",
-)
+TOURNAMENT_SETTINGS = TournamentSettings.names()
 # Settings whose change makes the stored place points (one per seat) meaningless.
 _SEATING_SETTINGS = frozenset({"game", "preset", "options", "table_size"})
 
@@ -154,120 +102,86 @@ def _updated_settings(tournament: Tournament, changes: Mapping[str, Any]) -> dic
         raise ApplicationError(
             "bots are entered: the game cannot change", code="entries", extra={"field": "game"}
         )
-    settings: dict[str, Any] = {name: getattr(tournament, name) for name in TOURNAMENT_SETTINGS}
+    settings = TournamentSettings.of(tournament)
     if _SEATING_SETTINGS & set(changes) and "place_points" not in changes:
-        settings["place_points"] = None
+        settings = settings.replace(place_points=None)
     if game_changes and "preset" not in changes:
-        settings["preset"] = None
-    settings.update(changes)
-    return _checked_settings(**settings)
+        settings = settings.replace(preset=None)
+    return _checked_settings(settings.replace(**changes))
 
 
-def _checked_settings(
-    *,
-    name: str,
-    game: str,
-    rounds: int,
-    deals_per_table: int,
-    preset: str | None,
-    options: Mapping[str, object] | None,
-    table_size: int | None,
-    seating: str,
-    duplicate: bool,
-    place_points: Sequence[int] | None,
-    decision_seconds: float,
-    bank_seconds: float,
-    startup_seconds: float,
-    max_faults: int,
-    house_bot: str,
-    allow_multiple_entries: bool,
-    registration_opens_at: datetime | None,
-    registration_closes_at: datetime | None,
-) -> dict[str, Any]:
+def _checked_settings(settings: TournamentSettings) -> dict[str, Any]:
     """Check a tournament's settings; the model field values, or ApplicationError."""
-    overrides = dict(options or {})
+    for field, message in settings.bound_problems():
+        raise ApplicationError(
+            message, code=_BOUND_CODES.get(field, "limits"), extra={"field": field}
+        )
+    engine, overrides = _checked_rules(settings)
+    if settings.seating not in formats.format_names():
+        raise ApplicationError(
+            f"unknown seating format {settings.seating!r}; formats are: "
+            + ", ".join(formats.format_names()),
+            code="seating",
+        )
+    try:
+        points = (
+            scoring.check_place_points(settings.place_points, engine.players)
+            if settings.place_points is not None
+            else scoring.default_place_points(engine.players)
+        )
+    except scoring.FormatError as exc:
+        raise ApplicationError(str(exc), code="place_points") from None
+    try:
+        builtin_bots.builtin_class(settings.house_bot, engine.name)
+        Limits(
+            startup=settings.startup_seconds,
+            decision=settings.decision_seconds,
+            bank=settings.bank_seconds,
+            max_faults=settings.max_faults,
+            replacement=settings.house_bot,
+        )
+    except ValueError as exc:
+        raise ApplicationError(str(exc), code="limits") from None
+    opens, closes = settings.registration_opens_at, settings.registration_closes_at
+    if opens is not None and closes is not None and closes <= opens:
+        raise ApplicationError("registration must close after it opens", code="registration")
+    return settings.replace(
+        name=settings.name.strip() or f"{engine.name} tournament",
+        game=engine.name,
+        preset=engine.preset,
+        options=overrides,
+        table_size=engine.players,
+        place_points=list(points),
+    ).as_dict()
+
+
+def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], dict[str, object]]:
+    """The engine of these settings' rules and the option overrides it was built with (the
+    table size becomes the ``players`` option when it is not the preset's)."""
+    overrides = dict(settings.options or {})
     if "fixed_deals" in overrides:
         raise ApplicationError(
             "the number of deals is set by deals_per_table, not by the fixed_deals option",
             code="invalid_option",
             extra={"option": "fixed_deals"},
         )
-    if not 1 <= rounds <= MAX_ROUNDS:
-        raise ApplicationError(f"rounds must be from 1 to {MAX_ROUNDS}", code="rounds")
-    if not 1 <= deals_per_table <= MAX_DEALS_PER_TABLE:
-        raise ApplicationError(
-            f"deals per table must be from 1 to {MAX_DEALS_PER_TABLE}", code="deals_per_table"
-        )
+    game, preset, deals = settings.game, settings.preset, settings.deals_per_table
     try:
-        engine = judging.engine_for(
-            game=game, preset=preset, options=overrides, deals=deals_per_table
-        )
-        if table_size is not None and table_size != engine.players:
-            overrides["players"] = table_size
-            engine = judging.engine_for(
-                game=game, preset=preset, options=overrides, deals=deals_per_table
-            )
+        engine = judging.engine_for(game=game, preset=preset, options=overrides, deals=deals)
+        if settings.table_size is not None and settings.table_size != engine.players:
+            overrides["players"] = settings.table_size
+            engine = judging.engine_for(game=game, preset=preset, options=overrides, deals=deals)
     except GameError as exc:
         option = getattr(exc, "option", None)
         if option == "fixed_deals":
             option = "deals_per_table"
         raise ApplicationError(str(exc), code="invalid_option", extra={"option": option}) from None
-    if engine.players != (table_size or engine.players):
+    if engine.players != (settings.table_size or engine.players):
         raise ApplicationError(
-            f"{game}/{engine.preset} is played by {engine.players}, not {table_size}",
+            f"{game}/{engine.preset} is played by {engine.players}, not {settings.table_size}",
             code="table_size",
         )
-    if seating not in formats.format_names():
-        raise ApplicationError(
-            f"unknown seating format {seating!r}; formats are: "
-            + ", ".join(formats.format_names()),
-            code="seating",
-        )
-    try:
-        points = (
-            scoring.check_place_points(place_points, engine.players)
-            if place_points is not None
-            else scoring.default_place_points(engine.players)
-        )
-    except scoring.FormatError as exc:
-        raise ApplicationError(str(exc), code="place_points") from None
-    try:
-        builtin_bots.builtin_class(house_bot, engine.name)
-        Limits(
-            startup=startup_seconds,
-            decision=decision_seconds,
-            bank=bank_seconds,
-            max_faults=max_faults,
-            replacement=house_bot,
-        )
-    except ValueError as exc:
-        raise ApplicationError(str(exc), code="limits") from None
-    if (
-        registration_opens_at is not None
-        and registration_closes_at is not None
-        and registration_closes_at <= registration_opens_at
-    ):
-        raise ApplicationError("registration must close after it opens", code="registration")
-    return {
-        "name": name.strip() or f"{engine.name} tournament",
-        "game": engine.name,
-        "preset": engine.preset,
-        "options": overrides,
-        "table_size": engine.players,
-        "rounds": rounds,
-        "deals_per_table": deals_per_table,
-        "seating": seating,
-        "duplicate": duplicate,
-        "place_points": list(points),
-        "decision_seconds": decision_seconds,
-        "bank_seconds": bank_seconds,
-        "startup_seconds": startup_seconds,
-        "max_faults": max_faults,
-        "house_bot": house_bot,
-        "allow_multiple_entries": allow_multiple_entries,
-        "registration_opens_at": registration_opens_at,
-        "registration_closes_at": registration_closes_at,
-    }
+    return engine, overrides
 
 
 def _transition(tournament: Tournament, sources: Iterable[str], target: str, **fields: Any) -> None:

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from tournaments import selectors, services
 from tournaments.models import Bot, BotVersion, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 DEMO_NAME = "Demo cup: Dame de pique"
 # (user, bot name, built-in bot)
@@ -58,14 +59,16 @@ class Command(BaseCommand):
             organiser, _ = get_user_model().objects.get_or_create(username="organiser")
         count = Tournament.objects.filter(name__startswith=DEMO_NAME).count()
         with transaction.atomic():
-            tournament = services.tournament_create(
-                organiser=organiser,
+            tournament_settings = TournamentSettings(
                 name=DEMO_NAME if not count else f"{DEMO_NAME} #{count + 1}",
                 game="hearts",
                 preset="whisthub",
                 rounds=options["rounds"],
                 deals_per_table=options["deals"],
                 seating="swiss",
+            )
+            tournament = services.tournament_create(
+                organiser=organiser, settings=tournament_settings
             )
             services.tournament_open(tournament=tournament)
             for version in versions:
