@@ -26,6 +26,7 @@ from django.test.utils import CaptureQueriesContext
 import games
 from tournaments import replay_steps, selectors, services
 from tournaments.models import Bot, Deal, Table, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 BUILTINS = ("heuristic", "lowest", "random", "heuristic", "lowest", "random", "heuristic")
 
@@ -57,7 +58,9 @@ def _cup(
 ) -> Tournament:
     settings.setdefault("rounds", 1)
     settings.setdefault("deals_per_table", 2)
-    tournament = services.tournament_create(organiser=organiser, name=name, game=game, **settings)
+    tournament = services.tournament_create(
+        organiser=organiser, settings=TournamentSettings(name=name, game=game, **settings)
+    )
     services.tournament_open(tournament=tournament)
     for i in range(entries):
         owner = User.objects.create_user(username=f"{name}-{i}".replace(" ", "-").lower())
