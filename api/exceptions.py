@@ -33,8 +33,8 @@ from django.core import exceptions as django_exceptions
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import set_rollback
 
 from games.errors import OptionError
 from tournaments.errors import ApplicationError
@@ -196,8 +196,22 @@ def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | 
             response["Retry-After"] = str(math.ceil(wait))
     else:
         return None
+    # Imported here: rest_framework.views loads the parsers, which import this module.
+    from rest_framework.views import set_rollback
+
     set_rollback()
+    _render_as_json(context.get("request"))
     return response
+
+
+def _render_as_json(request: Any) -> None:
+    """An error is JSON, whatever the request accepted and the view renders otherwise (the
+    code download's ``application/octet-stream``, the schema's YAML, the docs page's HTML).
+
+    The view copies the request's renderer onto the response after the handler returns."""
+    if request is not None:
+        request.accepted_renderer = JSONRenderer()
+        request.accepted_media_type = JSONRenderer.media_type
 
 
 # Django's own error views, for what goes wrong before a view of the API runs (a request with
@@ -213,6 +227,12 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(error_body("bad_request", "Bad request."), status=400)
     return defaults.bad_request(request, exception)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("not_found", "No such endpoint."), status=404)
+    return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -51,6 +51,7 @@ _ALWAYS = {
     "404": "Not found.",
     "405": "Method not allowed.",
     "406": "Not acceptable (the API answers JSON).",
+    "414": "The URL is too long.",
     "429": "Too many requests: wait Retry-After seconds.",
 }
 _WITH_INPUT = {

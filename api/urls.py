@@ -1,17 +1,17 @@
 """URLs of the REST API, mounted at /api/v1/ (see docs/api.md and /api/v1/docs/)."""
 
 from django.urls import URLPattern, URLResolver, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import views
+from api.docs import DocsView, SchemaView
 
 app_name = "api"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     # First: the most requested path (a URL is matched against the patterns in order).
     path("deals/<int:pk>/", views.DealReplay.as_view(), name="deal-replay"),
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("schema/", SchemaView.as_view(), name="schema"),
+    path("docs/", DocsView.as_view(), name="docs"),
     # Accounts
     path("auth/token/", views.TokenView.as_view(), name="token"),
     path("auth/signup/", views.SignupView.as_view(), name="signup"),

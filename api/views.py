@@ -16,7 +16,7 @@ from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -27,11 +27,13 @@ from rest_framework.views import APIView
 
 import games
 from tournaments import ratings, selectors, services, visibility
+from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 from tournaments.tournament_settings import TournamentSettings
 
 from . import accounts, caching, permissions
 from . import serializers as s
+from .downloads import content_disposition
 from .exceptions import Hidden
 from .parsers import BotUploadParser
 
@@ -283,7 +285,7 @@ class BotVersionCode(ApiView):
             raise NotFound("a built-in bot has no uploaded code")
         content = selectors.bot_version_content(version=version)
         response = HttpResponse(content, content_type="application/octet-stream")
-        response["Content-Disposition"] = f'attachment; filename="{version.filename or "bot"}"'
+        response["Content-Disposition"] = content_disposition(version.filename, default="bot")
         response["X-Content-SHA256"] = version.sha256
         return response
 
@@ -450,7 +452,7 @@ class EntryList(ApiView):
             BotVersion.objects.select_related("bot").defer("content"), pk=data["version"]
         )
         if not permissions.owns_bot(request.user, version.bot):
-            raise PermissionDenied("you can only enter your own bots")
+            raise ApplicationError("you can only enter your own bots", code="not_owner")
         entry = services.entry_register(tournament=tournament, version=version, user=_user(request))
         fresh = get_object_or_404(selectors.tournament_entries(tournament=tournament), pk=entry.pk)
         return Response(s.EntrySerializer(fresh).data, status=status.HTTP_201_CREATED)
@@ -596,7 +598,7 @@ class TableLog(ApiView):
         if not visibility.table_shown(user=request.user, table=table):
             raise Hidden("the log of a table is shown once the table is finished")
         response = _immutable(Response(selectors.table_log(table=table)))
-        response["Content-Disposition"] = f'attachment; filename="table-{table.pk}.json"'
+        response["Content-Disposition"] = content_disposition(f"table-{table.pk}.json")
         return response
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import zipfile
 from typing import Any
+from urllib.parse import quote, unquote
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from api.middleware import MAX_URL_LENGTH
+from api.parsers import MAX_JSON_DEPTH
 from judge.package import MAX_ZIP_BYTES
 from tests.api.conftest import BOT_FILE, World, assert_error, ready_version
 from tournaments.models import BotVersion
@@ -120,6 +123,39 @@ def test_json_with_nan_is_refused(world: World) -> None:
     assert_error(response, 400, "parse_error")
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("post", "/api/v1/tournaments/"),
+        ("patch", "/api/v1/tournaments/{draft}/"),
+        ("post", "/api/v1/tournaments/{open}/entries/"),
+        ("post", "/api/v1/bots/"),
+        ("post", "/api/v1/auth/token/"),
+    ],
+)
+@pytest.mark.parametrize("depth", [1000, 100_000, MAX_JSON_DEPTH + 1])
+def test_deeply_nested_json(world: World, method: str, path: str, depth: int) -> None:
+    client = world.client("author" if "entries" in path else "organiser")
+    url = path.format(draft=world.draft.pk, open=world.open.pk)
+    body = "[" * depth + "]" * depth
+    response = getattr(client, method)(url, body, content_type="application/json")
+    assert "nested" in assert_error(response, 400, "parse_error")["message"]
+    # Nested inside an object, where a field (``options``) takes any JSON: the same.
+    body = '{"name": "x", "game": "hearts", "options": ' + '{"a": ' * depth + "1" + "}" * depth
+    response = getattr(client, method)(url, body + "}", content_type="application/json")
+    assert_error(response, 400, "parse_error")
+
+
+def test_json_as_deep_as_allowed_is_parsed(world: World) -> None:
+    # The body, ``options`` and ``a`` are three levels.
+    nested = "[" * (MAX_JSON_DEPTH - 3) + "]" * (MAX_JSON_DEPTH - 3)
+    body = '{"name": "x", "game": "hearts", "rounds": 1, "deals_per_table": 4, "options": '
+    response = world.client("organiser").post(
+        "/api/v1/tournaments/", body + '{"a": ' + nested + "}}", content_type="application/json"
+    )
+    assert "options.a" in assert_error(response, 400)["fields"]
+
+
 def test_filters_and_pages_are_checked(world: World) -> None:
     client = world.client("anonymous")
     assert "status" in assert_error(client.get("/api/v1/tournaments/?status=bogus"), 400)["fields"]
@@ -163,7 +199,7 @@ def test_another_users_bot_cannot_be_entered(world: World) -> None:
         {"version": ready_version(world.other_bot).pk},
         format="json",
     )
-    assert_error(response, 403, "permission_denied")
+    assert_error(response, 403, "not_owner")
 
 
 def test_entering_twice(world: World) -> None:
@@ -325,6 +361,9 @@ def test_signup_checks(world: World, settings: Any) -> None:
 def test_unknown_paths_and_methods(world: World) -> None:
     client = world.client("author")
     assert_error(client.get("/api/v1/no/such/thing/"), 404, "not_found")
+    for path in ("/api/", "/api/v2/games/", "/api//v1/games/", "/api/v1x/", "/api/%E2%80%A8/"):
+        assert_error(client.get(path), 404, "not_found")
+        assert_error(client.post(path, {}, format="json"), 404, "not_found")
     assert_error(client.get("/api/v1/deals/999999/"), 404, "not_found")
     assert_error(client.get("/api/v1/tables/999999/log/"), 404, "not_found")
     assert_error(client.get("/api/v1/games/chess/"), 404, "not_found")
@@ -384,3 +423,99 @@ def test_a_server_error_keeps_the_shape(world: World, monkeypatch: pytest.Monkey
     response = client.get(f"/api/v1/tournaments/{world.running.pk}/progress/")
     assert response.status_code == 500
     assert response.json()["error"]["code"] == "server_error"
+
+
+@pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v2/", "/api/v1/games/nope/"])
+def test_an_overlong_url(world: World, path: str) -> None:
+    response = world.client("anonymous").get(path, {"q": "x" * MAX_URL_LENGTH})
+    assert str(MAX_URL_LENGTH) in assert_error(response, 414, "uri_too_long")["message"]
+    assert world.client("anonymous").get(path, {"q": "x" * 100}).status_code in (200, 404)
+    outside = world.client("anonymous").get("/", {"q": "x" * MAX_URL_LENGTH})
+    assert outside.status_code == 414
+    assert outside["Content-Type"].startswith("text/plain")
+
+
+def test_the_docs_page_is_throttled_in_json(world: World, settings: Any) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "2/minute", "user": None},
+    }
+    client = world.client("anonymous")
+    for _ in range(2):
+        assert client.get("/api/v1/docs/").status_code == 200
+    assert_error(client.get("/api/v1/docs/"), 429, "throttled")
+    assert_error(client.get("/api/v1/schema/"), 429, "throttled")
+    assert_error(client.get("/api/v2/"), 429, "throttled")
+
+
+@pytest.mark.parametrize(
+    ("query", "accept"),
+    [
+        ("format=bogus", "*/*"),
+        ("", "text/html"),
+        ("format=json", "application/xml"),
+    ],
+)
+def test_schema_errors_are_json(world: World, query: str, accept: str) -> None:
+    response = world.client("anonymous").get(f"/api/v1/schema/?{query}", HTTP_ACCEPT=accept)
+    assert_error(response, 404 if "bogus" in query else 406)
+
+
+@pytest.mark.parametrize(
+    "version", ["%00", "%0d%0a", "%E2%80%A8", "a%22%3B%20filename%3Devil.html", "2", "%ff"]
+)
+def test_the_schema_has_one_version(world: World, version: str) -> None:
+    client = world.client("anonymous")
+    pinned = client.get("/api/v1/schema/?format=json")
+    response = client.get(f"/api/v1/schema/?format=json&version={version}&lang={version}")
+    assert response.status_code == 200
+    assert response.json()["info"]["version"] == "1"
+    assert response.json() == pinned.json()
+    assert response["Content-Disposition"] == 'inline; filename="Tapis API (1).json"'
+    docs = client.get(f"/api/v1/docs/?version={version}&lang={version}")
+    assert docs.status_code == 200
+    assert b"evil" not in docs.content
+    assert b'"/api/v1/schema/"' in docs.content
+
+
+def test_an_error_is_never_labelled_octet_stream(world: World) -> None:
+    client = world.client("other")
+    code = f"/api/v1/bots/{world.pending.pk}/versions/1/code/"
+    for accept in ("application/octet-stream", "application/octet-stream, */*", "*/*"):
+        response = client.get(code, HTTP_ACCEPT=accept)
+        assert_error(response, 403, "permission_denied")
+    missing = world.client("author").get(
+        f"/api/v1/bots/{world.pending.pk}/versions/99/code/",
+        HTTP_ACCEPT="application/octet-stream",
+    )
+    assert_error(missing, 404, "not_found")
+    # The file itself still comes as what it is.
+    ok = world.client("author").get(code, HTTP_ACCEPT="application/octet-stream")
+    assert ok["Content-Type"] == "application/octet-stream"
+
+
+@pytest.mark.parametrize(
+    ("filename", "ascii_name"),
+    [
+        ("王牌.py", "__.py"),
+        ("évité.py", "evite.py"),
+        ("bot;x.py", "bot_x.py"),
+    ],
+)
+def test_download_names_follow_rfc_6266(world: World, filename: str, ascii_name: str) -> None:
+    response = upload(world, SimpleUploadedFile(filename, BOT_FILE.read_bytes()))
+    assert response.status_code == 201, response.json()
+    number = response.json()["number"]
+    code = world.client("author").get(f"/api/v1/bots/{world.bot.pk}/versions/{number}/code/")
+    assert code.status_code == 200
+    name = response.json()["filename"]
+    assert code["Content-Disposition"] == (
+        f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name, safe='')}"
+    )
+    # What a client that reads filename* (RFC 6266: all current browsers) makes of it.
+    assert unquote(code["Content-Disposition"].rpartition("''")[2]) == name == filename
+
+
+def test_the_log_download_name(world: World) -> None:
+    log = world.client("anonymous").get(f"/api/v1/tables/{world.table_done.pk}/log/")
+    assert log["Content-Disposition"] == f'attachment; filename="table-{world.table_done.pk}.json"'

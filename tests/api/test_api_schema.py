@@ -6,11 +6,17 @@ documented status, a documented content type and a body and headers that match t
 
 Generated path ids are mapped, most of the time, onto real objects of the test world (the
 random ones would only ever find 404s), and the requests are sent as anonymous, as an author
-and as staff.
+and as staff (each with a token).
+
+Beside the generated requests, every operation also gets, as a user with a token, the
+requests a client's mistake or an attacker would send that Hypothesis does not generate: a
+JSON body nested far deeper than any request needs, a URL over the length limit, and an
+``Accept: application/octet-stream``; the answers must keep to the schema just the same.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,10 +24,13 @@ import pytest
 import schemathesis
 from django.core import signals
 from django.db import close_old_connections
+from django.test import Client
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis import checks
 
+from api.middleware import MAX_URL_LENGTH
+from api.parsers import MAX_JSON_DEPTH
 from config.wsgi import application
 from tests.api.conftest import World
 from tournaments.models import Bot, Deal, Table, Tournament
@@ -137,3 +146,96 @@ def test_an_authors_requests_keep_to_the_schema(case: Any, world: World) -> None
 @BOUNDED
 def test_staff_requests_keep_to_the_schema(case: Any, world: World) -> None:
     call_and_check(case, world, "staff")
+
+
+# --- The cases Hypothesis does not generate, for every operation ------------------------------
+
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+WITH_JSON_BODY = [
+    operation
+    for operation in OPERATIONS
+    if any(body.media_type == "application/json" for body in operation.body)
+]
+
+
+def _path_parameters(operation: Any, world: World) -> dict[str, Any]:
+    """Real ids for the path: the request reaches the view's code, not a 404."""
+    parameters: dict[str, Any] = {}
+    for parameter in operation.path_parameters:
+        if parameter.name == "id":
+            real = _real_ids(operation.path)
+            parameters["id"] = real[0] if real else 1
+        elif parameter.name == "number":
+            parameters["number"] = 1
+        elif parameter.name == "name":
+            parameters["name"] = "hearts"
+    return parameters
+
+
+def _with_token(world: World, role: str = "author") -> dict[str, str]:
+    Token.objects.get_or_create(user=world.users[role], defaults={"key": TOKENS[role]})
+    return {"Authorization": f"Token {TOKENS[role]}"}
+
+
+def _operation_id(operation: Any) -> str:
+    return f"{operation.method.upper()} {operation.path}"
+
+
+@pytest.mark.parametrize("operation", WITH_JSON_BODY, ids=_operation_id)
+def test_deeply_nested_json_keeps_to_the_schema(operation: Any, world: World) -> None:
+    headers = _with_token(world, "staff")  # staff may send every body: it gets read
+    nested: list[Any] = []
+    for _ in range(4 * MAX_JSON_DEPTH):
+        nested = [nested]
+    case = operation.Case(
+        path_parameters=_path_parameters(operation, world),
+        body=nested,
+        media_type="application/json",
+    )
+    response = case.call(headers=headers)
+    case.validate_response(response, checks=CHECKS, headers=headers)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "parse_error"
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=_operation_id)
+def test_an_overlong_url_keeps_to_the_schema(operation: Any, world: World) -> None:
+    headers = _with_token(world)
+    case = operation.Case(
+        path_parameters=_path_parameters(operation, world), query={"q": "x" * MAX_URL_LENGTH}
+    )
+    response = case.call(headers=headers)
+    case.validate_response(response, checks=CHECKS, headers=headers)
+    assert response.status_code == 414
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=_operation_id)
+def test_asking_for_octet_stream_keeps_to_the_schema(operation: Any, world: World) -> None:
+    headers = {**_with_token(world), "Accept": "application/octet-stream"}
+    case = operation.Case(path_parameters=_path_parameters(operation, world))
+    response = case.call(headers=headers)
+    case.validate_response(response, checks=CHECKS, headers=headers)
+    if response.status_code >= 400:
+        assert response.headers["content-type"] == ["application/json"]
+
+
+# --- Swagger UI -----------------------------------------------------------------------------
+
+
+def test_the_docs_page_loads_nothing_from_elsewhere(world: World) -> None:
+    client = Client()
+    page = client.get("/api/v1/docs/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert not re.findall(r"(?:https?:)?//[\w.-]+\.\w+/", html), "a file from another site"
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert {asset.rpartition("/")[2] for asset in assets} >= {
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "swagger-ui.css",
+    }
+    for asset in assets:
+        assert asset.startswith("/static/drf_spectacular_sidecar/"), asset
+        response = client.get(asset)
+        assert response.status_code == 200, asset
+        assert b"".join(response.streaming_content), asset  # type: ignore[attr-defined]
