@@ -384,6 +384,10 @@ SPECTACULAR_SETTINGS = {
         "RoundStatusEnum": "tournaments.models.Round.Status",
     },
 }
+# The whole /healthz report for a monitor sending this in the X-Health-Token header (empty: to
+# staff only; everyone else gets the status alone). config/health.py, docs/operations.md.
+TAPIS_HEALTH_TOKEN = env_str("TAPIS_HEALTH_TOKEN", "")
+
 # Anyone may open an account through POST /api/v1/auth/signup/ (off by default in production).
 TAPIS_ALLOW_SIGNUP = env_bool("TAPIS_ALLOW_SIGNUP", default=not PRODUCTION)
 

@@ -1,4 +1,6 @@
-"""/healthz reports the database, the broker and the workers, each correctly."""
+"""/healthz reports the database, the broker and the workers, each correctly, to staff and to
+monitoring with the token; everyone else gets the status alone, from a report computed at most
+once per period however many ask at once, and throttled like the API."""
 
 from __future__ import annotations
 
@@ -7,12 +9,16 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.test import Client
 
+from config import health
 from config.health import _without_password
 
 if TYPE_CHECKING:
@@ -30,8 +36,20 @@ def closed_port() -> int:
     return port
 
 
-def get_health(client: Client) -> tuple[int, dict[str, Any]]:
-    response = client.get("/healthz")
+TOKEN = "monitoring-" + "x" * 40
+REDIS = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/1").rsplit("/", 1)[0]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_report(settings: Any) -> None:
+    """Every test computes its own report; the monitoring token is set."""
+    settings.TAPIS_HEALTH_TOKEN = TOKEN
+    cache.delete_many([health.REPORT_KEY, health.LOCK_KEY])
+
+
+def get_health(client: Client, **headers: str) -> tuple[int, dict[str, Any]]:
+    """The whole report, as monitoring with the token asks for it."""
+    response = client.get("/healthz", headers={"X-Health-Token": TOKEN, **headers})
     assert response["Content-Type"] == "application/json"
     return response.status_code, response.json()
 
@@ -49,6 +67,9 @@ def test_all_up(client: Client, live_worker: LiveWorker) -> None:
     assert report["workers"]["ok"] is True
     assert report["workers"]["count"] == 1
     assert report["workers"]["hostnames"][0].startswith("tapis-test-")
+    # Everyone else: the status, and nothing that names the broker or the workers.
+    public = client.get("/healthz")
+    assert (public.status_code, public.json()) == (200, {"status": "ok"})
 
 
 @pytest.mark.slow
@@ -84,6 +105,8 @@ def test_broker_down(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "unreachable" in report["broker"]["detail"]
     assert "refused" in report["broker"]["detail"].lower()
     assert report["workers"]["detail"] == "not asked: no broker"
+    public = client.get("/healthz")
+    assert (public.status_code, public.json()) == (503, {"status": "fail"})
 
 
 def test_database_down() -> None:
@@ -123,3 +146,168 @@ def test_broker_password_is_masked() -> None:
     assert _without_password("redis://:s3cret@cache:6379/0") == "redis://:**@cache:6379/0"
     assert _without_password("redis://tapis:s3cret@cache/0") == "redis://tapis:**@cache/0"
     assert _without_password("redis://127.0.0.1:6379/1") == "redis://127.0.0.1:6379/1"
+
+
+def broker_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CELERY_BROKER_URL", f"redis://:s3cret@127.0.0.1:{closed_port()}/0")
+
+
+@pytest.mark.django_db
+def test_only_staff_and_the_token_see_the_details(
+    client: Client, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    broker_down(monkeypatch)
+    anonymous = client.get("/healthz")
+    assert anonymous.json() == {"status": "fail"}
+    assert b"127.0.0.1" not in anonymous.content
+    for wrong in ("", "monitoring", TOKEN + "x", TOKEN.upper()):
+        assert client.get("/healthz", headers={"X-Health-Token": wrong}).json() == {
+            "status": "fail"
+        }
+    status, report = get_health(client)
+    assert (status, report["failing"]) == (503, ["broker", "workers"])
+    assert "s3cret" not in json.dumps(report)
+
+    User.objects.create_user("plain", password="pw")
+    client.login(username="plain", password="pw")
+    assert client.get("/healthz").json() == {"status": "fail"}
+    User.objects.create_user("boss", password="pw", is_staff=True)
+    client.login(username="boss", password="pw")
+    assert client.get("/healthz").json()["failing"] == ["broker", "workers"]
+
+    # No token configured: an empty header is no token.
+    settings.TAPIS_HEALTH_TOKEN = ""
+    anonymous_client = Client()
+    assert anonymous_client.get("/healthz", headers={"X-Health-Token": ""}).json() == {
+        "status": "fail"
+    }
+
+
+@pytest.mark.django_db
+def test_healthz_is_throttled_like_the_api(client: Client, settings: Any) -> None:
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": "2/minute", "user": "5/minute"},
+    }
+    cache.clear()  # the counters of the requests of other tests
+    for _ in range(2):
+        assert client.get("/healthz").status_code in (200, 503)
+    response = client.get("/healthz")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "throttled"
+    assert int(response["Retry-After"]) > 0
+
+
+@pytest.fixture(params=["locmem", "redis"])
+def shared_cache(request: pytest.FixtureRequest, settings: Any) -> str:
+    """The cache the web processes share: per process in the demo, Redis in production (where
+    the lock in it holds across processes as it does across threads)."""
+    if request.param == "redis":
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "api.redis_cache.RedisCache",
+                "LOCATION": f"{REDIS}/6",
+                "KEY_PREFIX": f"tapis-health-test-{os.getpid()}-{os.urandom(4).hex()}",
+            }
+        }
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"anon": None, "user": None},
+    }
+    return str(request.param)
+
+
+class CountedReport:
+    """``health_report`` replaced: counts its calls, and the first one holds until ``waiters``
+    other requests wait for it (so that they all come while it is being computed)."""
+
+    def __init__(self, waiters: int) -> None:
+        self.calls = 0
+        self.waiting: set[int] = set()
+        self.all_waiting = threading.Event()
+        self.waiters = waiters
+        self.lock = threading.Lock()
+
+    def report(self) -> dict[str, Any]:
+        with self.lock:
+            self.calls += 1
+        assert self.all_waiting.wait(60), f"only {len(self.waiting)} requests waited"
+        return health.summarize({"database": {"ok": True, "detail": "fine"}})
+
+    def sleep(self, seconds: float) -> None:
+        with self.lock:
+            self.waiting.add(threading.get_ident())
+            if len(self.waiting) >= self.waiters:
+                self.all_waiting.set()
+        threading.Event().wait(seconds)
+
+
+def ask_at_once(clients: int) -> list[tuple[int, dict[str, Any]]]:
+    answers: list[tuple[int, dict[str, Any]]] = []
+
+    def ask() -> None:
+        response = Client().get("/healthz")
+        answers.append((response.status_code, response.json()))
+
+    threads = [threading.Thread(target=ask) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def test_a_report_is_computed_once_for_many_requests(
+    shared_cache: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counted = CountedReport(waiters=15)
+    monkeypatch.setattr(health, "health_report", counted.report)
+    monkeypatch.setattr(health, "_sleep", counted.sleep)
+
+    answers = ask_at_once(16)
+
+    assert counted.calls == 1
+    assert answers == [(200, {"status": "ok"})] * 16
+    # Within the period, the same report answers.
+    assert ask_at_once(4) == [(200, {"status": "ok"})] * 4
+    assert counted.calls == 1
+
+
+def test_after_the_period_one_request_computes_while_the_last_report_answers(
+    shared_cache: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [1_000_000.0]
+    monkeypatch.setattr(health, "_now", lambda: clock[0])
+    calls: list[str] = []
+
+    def report() -> dict[str, Any]:
+        calls.append("computed")
+        return health.summarize({"database": {"ok": len(calls) == 1, "detail": "x"}})
+
+    monkeypatch.setattr(health, "health_report", report)
+    assert health.cached_report()["status"] == "ok"
+    clock[0] += health.CACHE_SECONDS - 0.5
+    assert health.cached_report()["status"] == "ok"
+    assert len(calls) == 1
+
+    clock[0] += 1  # the report is now too old: the next request computes a new one...
+    backend = health.caches["default"]
+    assert backend.add(health.LOCK_KEY, 1, 30)  # ...unless another one is computing it:
+    assert health.cached_report()["status"] == "ok"  # then the last report answers
+    assert len(calls) == 1
+    backend.delete(health.LOCK_KEY)
+    assert health.cached_report()["status"] == "fail"
+    assert len(calls) == 2
+
+
+def test_the_cache_down(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "api.redis_cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed_port()}/0",
+        }
+    }
+    monkeypatch.setattr(health, "health_report", lambda: pytest.fail("computed without a lock"))
+    response = Client().get("/healthz", headers={"X-Health-Token": TOKEN})
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["cache"]
