@@ -213,7 +213,11 @@ def results_from_rows(
 ) -> Results:
     """:func:`table_results` from the rows a recorded tournament stores: its seats and deals
     (of finished tables only; in duplicate play, of closed rounds only). A table's deals are
-    taken in the order of their index; a table without seats or deals is left out.
+    taken in the order of their index; a table without seats or deals is left out. A selector
+    fetches them as ``SeatRow(*row)`` for each row of ``Seat.objects.filter(...).values_list(
+    "table__round__number", "table__number", "position", "entry_id", "substitute")`` and
+    ``DealRow(r, t, i, tuple(points))`` for each ``(r, t, i, points)`` of ``Deal.objects
+    .filter(...).values_list("table__round__number", "table__number", "index", "points")``.
 
     >>> seats = [SeatRow(1, 1, 0, 7), SeatRow(1, 1, 1, None), SeatRow(1, 1, 2, 8, True)]
     >>> deals = [DealRow(1, 1, 1, (1, 2, 6)), DealRow(1, 1, 0, (3, 3, 3))]
@@ -624,6 +628,16 @@ class Spread:
             raise ValueError("duplicate play needs at least two tables a round")
         measured = 1 - 1 / self.duplicate_tables
         return self.duplicate * math.sqrt((1 - 1 / tables) / measured)
+
+    def paired(self) -> float:
+        """The spread of the difference between two seats that held the same cards at two
+        tables (what the sequential test compares): ``sqrt(2 v)``, ``v`` the variance of one
+        seat's play, ``duplicate ** 2 / (1 - 1 / duplicate_tables)``.
+
+        >>> Spread("g", "p", table=8.0, duplicate=3.0, duplicate_tables=2, deals=1).paired()
+        6.0
+        """
+        return self.duplicate * math.sqrt(2 / (1 - 1 / self.duplicate_tables))
 
 
 @cache

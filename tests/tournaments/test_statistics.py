@@ -455,6 +455,8 @@ def test_duplicate_spread_is_rescaled_to_the_number_of_tables() -> None:
     assert spread.per_deal(duplicate=False) == 8.0
     assert spread.per_deal(duplicate=True, tables=4) == pytest.approx(3.0)
     assert spread.per_deal(duplicate=True, tables=2) == pytest.approx(3.0 * math.sqrt(2 / 3))
+    # One seat's play varies by 3 / sqrt(3/4); the difference of two seats by sqrt(2) times it.
+    assert spread.paired() == pytest.approx(3.0 * math.sqrt(2 / 0.75))
     with pytest.raises(ValueError, match="two tables"):
         spread.per_deal(duplicate=True, tables=1)
 
