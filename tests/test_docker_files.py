@@ -79,7 +79,13 @@ def test_commands_run_the_service(compose: dict[str, Any]) -> None:
     web = " ".join(command_of(services["web"]))
     assert "gunicorn config.wsgi:application" in web
     # The web processes as docs/operations.md sets them (threads, keep-alive, a socket each).
-    for flag in ("--worker-class gthread", "--threads 8", "--keep-alive 30", "--reuse-port"):
+    # gthread, answering an over-long request line as the API does (config/gunicorn.py).
+    for flag in (
+        "--worker-class config.gunicorn.ThreadWorker",
+        "--threads 8",
+        "--keep-alive 30",
+        "--reuse-port",
+    ):
         assert flag in " ".join(web.split()), flag
     assert "manage.py migrate" in web
     assert command_of(services["worker"])[:4] == ["celery", "-A", "config", "worker"]

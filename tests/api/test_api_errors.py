@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import http.client
 import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
 import zipfile
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
@@ -519,3 +528,58 @@ def test_download_names_follow_rfc_6266(world: World, filename: str, ascii_name:
 def test_the_log_download_name(world: World) -> None:
     log = world.client("anonymous").get(f"/api/v1/tables/{world.table_done.pk}/log/")
     assert log["Content-Disposition"] == f'attachment; filename="table-{world.table_done.pk}.json"'
+
+
+def test_gunicorn_answers_an_overlong_request_line_in_json(tmp_path: Path) -> None:
+    """Production's web server: Tapis's 414 up to gunicorn's limit, the worker's beyond it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    environment = {
+        k: v for k, v in os.environ.items() if k not in django_settings.ENVIRONMENT_VARIABLES
+    }
+    environment.pop("DJANGO_SETTINGS_MODULE", None)
+    environment["TAPIS_VAR_DIR"] = str(tmp_path / "var")
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "config.wsgi:application",
+            "--bind", f"127.0.0.1:{port}",
+            "--worker-class", "config.gunicorn.ThreadWorker",
+            "--workers", "1",
+            "--threads", "2",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+    def ask(target: str) -> tuple[int, dict[str, Any]]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            connection.request("GET", target)
+            response = connection.getresponse()
+            assert response.getheader("Content-Type") == "application/json"
+            return response.status, json.loads(response.read())
+        finally:
+            connection.close()
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        for target in ("/api/v1/games/?q=" + "x" * 3000, "/api/v1/games/?q=" + "x" * 5000):
+            status, body = ask(target)
+            assert status == 414
+            assert body["error"]["code"] == "uri_too_long"
+            assert set(body["error"]) == {"code", "message", "fields"}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
