@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
@@ -46,6 +46,8 @@ PAGE_SIZE = 25
 HOME_LIST_SIZE = 5
 LEADERBOARD_SIZE = 5
 HEAD_TO_HEAD_SIZE = 10
+# How long the rendering of a finished tournament's page is kept (templates' {% cache %}).
+FINAL_PAGE_SECONDS = 24 * 3600
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,9 +258,22 @@ class HomePage:
     showcase: Showcase | None
 
 
+def entry_counts(tournaments: Sequence[Tournament]) -> dict[int, int]:
+    """The number of entries of each of ``tournaments``, in one query (counted for these
+    only: annotating the listing's query counted every tournament's before its LIMIT)."""
+    rows = (
+        Entry.objects.filter(tournament_id__in=[t.pk for t in tournaments])
+        .values("tournament_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    return {row["tournament_id"]: row["n"] for row in rows}
+
+
 def _cards(
-    tournaments: Iterable[Tournament],
+    tournaments: Sequence[Tournament],
     *,
+    counts: dict[int, int],
     progress: dict[int, ProgressView] | None = None,
     winners: dict[int, Entry] | None = None,
 ) -> list[TournamentCard]:
@@ -266,7 +281,7 @@ def _cards(
         TournamentCard(
             tournament=t,
             game_title=game_title(t.game),
-            entries=getattr(t, "entry_count", 0),
+            entries=counts.get(t.pk, 0),
             progress=(progress or {}).get(t.pk),
             winner=(winners or {}).get(t.pk),
         )
@@ -332,13 +347,11 @@ def leaderboards(*, size: int = LEADERBOARD_SIZE) -> list[Leaderboard]:
 def home_page(*, user: Any) -> HomePage:
     """Running tournaments with their progress, open ones, recently finished ones with their
     winners, and the leaderboard of every game and preset family."""
-    base = (
-        visible_tournaments(user=user)
-        .annotate(entry_count=Count("entries", distinct=True))
-        .select_related("organiser")
-    )
+    base = visible_tournaments(user=user).select_related("organiser")
     running = list(base.filter(status=Tournament.Status.RUNNING).order_by("-started_at", "-pk"))
-    opened = list(base.filter(status=Tournament.Status.OPEN).order_by("-created_at", "-pk"))
+    opened = list(
+        base.filter(status=Tournament.Status.OPEN).order_by("-created_at", "-pk")[:HOME_LIST_SIZE]
+    )
     finished = list(
         base.filter(status=Tournament.Status.FINISHED).order_by("-finished_at", "-pk")[
             :HOME_LIST_SIZE
@@ -346,20 +359,24 @@ def home_page(*, user: Any) -> HomePage:
     )
     showcase = None
     if finished:
+        first_table = (
+            Table.objects.filter(visibility.tables_shown_q(), tournament=finished[0])
+            .order_by("round__number", "number")
+            .values("pk")[:1]
+        )
         deal_id = (
-            Deal.objects.filter(
-                visibility.tables_shown_q(prefix="table__"), table__tournament=finished[0]
-            )
-            .order_by("table__round__number", "table__number", "index")
+            Deal.objects.filter(table_id__in=first_table)
+            .order_by("index")
             .values_list("pk", flat=True)
             .first()
         )
         showcase = Showcase(tournament=finished[0], deal_id=deal_id)
+    counts = entry_counts([*running, *opened, *finished])
     return HomePage(
         showcase=showcase,
-        running=_cards(running, progress=progress_of(running)),
-        open=_cards(opened[:HOME_LIST_SIZE]),
-        finished=_cards(finished, winners=winners_of(finished)),
+        running=_cards(running, counts=counts, progress=progress_of(running)),
+        open=_cards(opened, counts=counts),
+        finished=_cards(finished, counts=counts, winners=winners_of(finished)),
         leaderboards=leaderboards(),
     )
 
@@ -401,12 +418,17 @@ def tournament_list_page(
         qs = qs.filter(status=status)
     if game:
         qs = qs.filter(game=game)
-    qs = qs.annotate(entry_count=Count("entries", distinct=True)).order_by("-created_at", "-pk")
+    qs = qs.order_by("-created_at", "-pk")
     one_page = paginate(qs, page, PAGE_SIZE)
     items = list(one_page.object_list)
     return TournamentListPage(
         page=one_page,
-        cards=_cards(items, progress=progress_of(items), winners=winners_of(items)),
+        cards=_cards(
+            items,
+            counts=entry_counts(items),
+            progress=progress_of(items),
+            winners=winners_of(items),
+        ),
         status=status,
         game=game,
         statuses=statuses,
@@ -436,14 +458,18 @@ class SeatLine:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TableLine:
-    table: Table
+    pk: int
+    number: int
+    status: str
+    status_label: str
     seats: list[SeatLine]
     results_shown: bool
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class RoundBlock:
-    round: Round
+    number: int
+    status_label: str
     tables: list[TableLine]
 
 
@@ -475,17 +501,31 @@ class SeedCheck:
     matches: bool
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class TournamentLive:
     """What changes while a tournament runs: its progress and standings, and ``version``, a
-    key that changes whenever either may have changed (the page's polling sends it back)."""
+    key that changes whenever either may have changed (the page's polling sends it back).
 
-    tournament: Tournament
-    progress: ProgressView
-    standings: list[StandingLine]
-    lower_is_better: bool
-    place_points: tuple[int, ...]
-    version: str
+    The standings are computed when first read: a page whose rendering is kept in the cache
+    (under :attr:`cache_key`) never reads them."""
+
+    def __init__(
+        self, *, tournament: Tournament, progress: ProgressView, version: str, user: Any
+    ) -> None:
+        self.tournament = tournament
+        self.progress = progress
+        self.version = version
+        self.user = user
+        self.lower_is_better = selectors.tournament_lower_is_better(tournament=tournament)
+        self.place_points = selectors.tournament_place_points(tournament=tournament)
+        self.cache_key = f"{tournament.pk}:{version}:{_viewer_key(tournament, user)}"
+        # Only a finished or cancelled tournament's page is kept rendered: it never changes
+        # again (0: not kept; a running one changes with every table anyway).
+        final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+        self.cache_seconds = FINAL_PAGE_SECONDS if final else 0
+
+    @functools.cached_property
+    def standings(self) -> list[StandingLine]:
+        return _standings(self.tournament, self.user)
 
     @property
     def summary(self) -> str:
@@ -501,17 +541,52 @@ class TournamentLive:
         )
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class TournamentPage:
-    tournament: Tournament
-    game_title: str
-    preset_doc: str
-    rules: list[OptionLine]
-    format_description: str
-    live: TournamentLive
-    rounds: list[RoundBlock]
-    crosstable: Crosstable
-    seed: SeedCheck | None
+    """A tournament's page. The settings are read at once; the live part, the rounds and the
+    crosstable when first read (see :class:`TournamentLive`)."""
+
+    def __init__(self, *, tournament: Tournament, live: TournamentLive) -> None:
+        self.tournament = tournament
+        self.live = live
+        self.cache_key = live.cache_key
+        self.cache_seconds = live.cache_seconds
+        self.game_title = game_title(tournament.game)
+        self.preset_doc = preset_doc(game=tournament.game, preset=tournament.preset)
+        self.rules = rules_in_words(
+            game=tournament.game, preset=tournament.preset, options=tournament.options or {}
+        )
+        try:
+            doc = formats.get_format(tournament.seating).__doc__ or ""
+        except formats.FormatError:
+            doc = ""
+        self.format_description = " ".join(doc.split())
+        revealed = visibility.shown_seed(tournament=tournament)
+        self.seed = (
+            SeedCheck(
+                seed=revealed,
+                commitment=tournament.commitment,
+                matches=seeds.commitment_matches(revealed, tournament.commitment),
+            )
+            if revealed is not None
+            else None
+        )
+
+    @functools.cached_property
+    def rounds(self) -> list[RoundBlock]:
+        return _rounds(self.tournament, self.live.user)
+
+    @functools.cached_property
+    def crosstable(self) -> Crosstable:
+        return _crosstable(self.tournament, [line.row.entry for line in self.live.standings])
+
+
+def _viewer_key(tournament: Tournament, user: Any) -> str:
+    """What of a tournament's page depends on who looks: which entries are theirs (their rows
+    are highlighted). "-" for everyone who has none."""
+    if not getattr(user, "is_authenticated", False):
+        return "-"
+    mine = Entry.objects.filter(tournament=tournament, user_id=user.pk).values_list("pk", flat=True)
+    return ",".join(str(pk) for pk in sorted(mine)) or "-"
 
 
 def _is_mine(entry: Entry | None, user: Any) -> bool:
@@ -539,6 +614,7 @@ def _version(tournament: Tournament, progress: ProgressView) -> str:
             progress.tables_running,
             progress.tables_failed,
             selectors.standings_version(tournament=tournament),
+            tournament.finished_at.isoformat() if tournament.finished_at else "-",
         )
     )
 
@@ -548,14 +624,7 @@ def _live(tournament: Tournament, user: Any, *, since: str | None = None) -> Tou
     version = _version(tournament, progress)
     if since is not None and since == version:
         return None
-    return TournamentLive(
-        tournament=tournament,
-        progress=progress,
-        standings=_standings(tournament, user),
-        lower_is_better=selectors.tournament_lower_is_better(tournament=tournament),
-        place_points=selectors.tournament_place_points(tournament=tournament),
-        version=version,
-    )
+    return TournamentLive(tournament=tournament, progress=progress, version=version, user=user)
 
 
 def tournament_live(
@@ -624,6 +693,91 @@ def _crosstable(tournament: Tournament, order: list[Entry]) -> Crosstable:
     return Crosstable(entries=order, cells=cells)
 
 
+def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:
+    """The rounds with their tables and who sat where (results where they may be shown).
+    Two queries of plain rows: a tournament has hundreds of seats, and making a model
+    instance of each seat, entry, version and bot cost more than the rest of the page."""
+    table_labels = dict(Table.Status.choices)
+    round_labels = dict(Round.Status.choices)
+    tables = list(
+        Table.objects.filter(tournament=tournament)
+        .order_by("round__number", "number")
+        .values("pk", "number", "status", "round__number", "round__status")
+    )
+    seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for row in (
+        Seat.objects.filter(table__tournament=tournament)
+        .order_by("table_id", "position")
+        .values(
+            "table_id",
+            "position",
+            "entry_id",
+            "entry__user_id",
+            "entry__version__number",
+            "entry__version__bot_id",
+            "entry__version__bot__name",
+            "house_bot",
+            "substitute",
+            "score",
+            "place",
+            "points",
+            "faults",
+        )
+    ):
+        seats[row["table_id"]].append(dict(row))
+    user_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
+    blocks: dict[int, RoundBlock] = {}
+    for table in tables:
+        shown = visibility.play_shown(
+            table_status=table["status"],
+            round_status=table["round__status"],
+            tournament_status=tournament.status,
+            duplicate=tournament.duplicate,
+        )
+        number = table["round__number"]
+        block = blocks.setdefault(
+            number,
+            RoundBlock(number=number, status_label=round_labels[table["round__status"]], tables=[]),
+        )
+        lines = []
+        for seat in seats[table["pk"]]:
+            entry = seat["entry_id"]
+            label = (
+                f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
+                if entry is not None
+                else ""
+            )
+            if entry is None:
+                label = f"house {seat['house_bot']}"
+            elif seat["substitute"]:
+                label = f"house {seat['house_bot']} (for {label})"
+            lines.append(
+                SeatLine(
+                    position=seat["position"],
+                    label=label,
+                    bot_id=seat["entry__version__bot_id"],
+                    entry_id=entry,
+                    house=entry is None,
+                    score=seat["score"] if shown else None,
+                    place=seat["place"] if shown else None,
+                    points=seat["points"] if shown else None,
+                    faults=seat["faults"] if shown else 0,
+                    mine=user_id is not None and seat["entry__user_id"] == user_id,
+                )
+            )
+        block.tables.append(
+            TableLine(
+                pk=table["pk"],
+                number=table["number"],
+                status=table["status"],
+                status_label=table_labels[table["status"]],
+                seats=lines,
+                results_shown=shown,
+            )
+        )
+    return list(blocks.values())
+
+
 def tournament_page(*, tournament_id: int, user: Any) -> TournamentPage:
     """Everything a tournament's page shows: its settings in words, its progress and
     standings, its rounds with their tables and seating, the crosstable, and once it is
@@ -631,54 +785,7 @@ def tournament_page(*, tournament_id: int, user: Any) -> TournamentPage:
     tournament = _tournament_or_404(tournament_id, user)
     live = _live(tournament, user)
     assert live is not None
-    tables = list(
-        Table.objects.filter(tournament=tournament)
-        .select_related("round", "tournament")
-        .defer("result", "tournament__options")
-        .prefetch_related(
-            Prefetch(
-                "seats",
-                queryset=Seat.objects.select_related("entry__version__bot")
-                .defer("entry__version__content", "entry__version__report", "log")
-                .order_by("position"),
-            )
-        )
-        .order_by("round__number", "number")
-    )
-    blocks: dict[int, RoundBlock] = {}
-    for table in tables:
-        shown = table_results_visible(table=table)
-        block = blocks.setdefault(table.round_id, RoundBlock(round=table.round, tables=[]))
-        block.tables.append(
-            TableLine(table=table, seats=_seat_lines(table, user, shown), results_shown=shown)
-        )
-    revealed = visibility.shown_seed(tournament=tournament)
-    seed = (
-        SeedCheck(
-            seed=revealed,
-            commitment=tournament.commitment,
-            matches=seeds.commitment_matches(revealed, tournament.commitment),
-        )
-        if revealed is not None
-        else None
-    )
-    try:
-        format_description = formats.get_format(tournament.seating).__doc__ or ""
-    except formats.FormatError:
-        format_description = ""
-    return TournamentPage(
-        tournament=tournament,
-        game_title=game_title(tournament.game),
-        preset_doc=preset_doc(game=tournament.game, preset=tournament.preset),
-        rules=rules_in_words(
-            game=tournament.game, preset=tournament.preset, options=tournament.options or {}
-        ),
-        format_description=" ".join(format_description.split()),
-        live=live,
-        rounds=list(blocks.values()),
-        crosstable=_crosstable(tournament, [line.row.entry for line in live.standings]),
-        seed=seed,
-    )
+    return TournamentPage(tournament=tournament, live=live)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1005,7 +1112,9 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
     record: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     names: dict[int, tuple[str, str]] = {}
     for table_id, other_bot, name, owner, place in (
-        Seat.objects.filter(table_id__in=own.values("table_id"), entry__isnull=False)
+        # The ids as a list (a bot plays some hundreds of tables): PostgreSQL plans the
+        # subquery form as a join over every seat.
+        Seat.objects.filter(table_id__in=list(own_places), entry__isnull=False)
         .exclude(entry__version__bot=bot)
         .values_list(
             "table_id",

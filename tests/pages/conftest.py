@@ -170,3 +170,13 @@ def site_world(request: pytest.FixtureRequest) -> Iterator[SiteWorld]:
     if "transactional_db" not in request.fixturenames:
         request.getfixturevalue("db")
     return make_site_world()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> Iterator[None]:
+    """Each test starts with an empty cache (pages of finished tournaments are kept there)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
