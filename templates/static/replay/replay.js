@@ -27,7 +27,6 @@ data.steps.forEach((step, k) => {
 
 const SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const WORDS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const SUIT_ORDER = "CDHS";
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -159,11 +158,8 @@ function facts(pairs) {
   return list;
 }
 
-function sortCards(names) {
-  const rank = "23456789TJQKA";
-  return [...names].sort(
-    (a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rank.indexOf(a[0]) - rank.indexOf(b[0]),
-  );
+function cardsCount(count) {
+  return `${count} card${count === 1 ? "" : "s"}`;
 }
 
 function drawTrickSeat(state, seat, box) {
@@ -185,7 +181,7 @@ function drawTrickSeat(state, seat, box) {
     const passed = state[`p${seat}`];
     const to = data.static.pass_to ? data.static.pass_to[seat] : null;
     if (passed) {
-      const shown = sees(seat) ? cardRow(passed) : `${passed.length} cards`;
+      const shown = sees(seat) ? cardRow(passed) : cardsCount(passed.length);
       const what = el("span");
       what.append(shown, ` to seat ${to}`);
       info.push(["Passed", what]);
@@ -200,7 +196,7 @@ function drawTrickSeat(state, seat, box) {
     }
     const drawn = state[`dr${seat}`];
     if (drawn && drawn.length) {
-      info.push(["Drew", sees(seat) ? cardRow(drawn) : `${drawn.length} cards`]);
+      info.push(["Drew", sees(seat) ? cardRow(drawn) : cardsCount(drawn.length)]);
     }
   }
   if (state.pts) info.push(["Points of the deal", el("strong", null, String(state.pts[seat]))]);
@@ -252,7 +248,7 @@ function drawTrickCentre(state, centre) {
       lines.push(["Reserve", what]);
     }
     if (state.stk !== undefined) {
-      const what = el("span", null, `${state.stk} cards`);
+      const what = el("span", null, cardsCount(state.stk));
       if (state.stk > 0 && seatView === "all") {
         const top = data.static.stock[data.static.stock.length - state.stk];
         what.append(", top ", card(top));
@@ -264,6 +260,7 @@ function drawTrickCentre(state, centre) {
     lines.push(["Contract", `${data.static.contract_number}. ${data.static.contract}`]);
     lines.push(["Trumps", data.static.trump_suit || "none"]);
     lines.push(["Scoring", data.static.scoring]);
+    lines.push(["Dealer", `seat ${data.static.dealer}`]);
   }
   if (state.ph === "over" && state.moon !== undefined && state.moon !== null) {
     lines.push(["Moon", el("strong", null, `seat ${state.moon} shot the moon`)]);
@@ -272,11 +269,11 @@ function drawTrickCentre(state, centre) {
 }
 
 function knowersText(mask) {
-  if (!mask) return "seen by nobody";
-  if (mask === (1 << n) - 1) return "seen by all";
+  if (!mask) return "unseen";
+  if (mask === (1 << n) - 1) return "all know";
   const who = [];
   for (let s = 0; s < n; s++) if (mask & (1 << s)) who.push(s);
-  return `seen by ${who.join(", ")}`;
+  return `known: ${who.join(" ")}`;
 }
 
 function drawDutchSeat(state, seat, box) {
@@ -318,10 +315,10 @@ function drawDutchSeat(state, seat, box) {
 function drawDutchCentre(state, centre) {
   const pile = el("div", "piles");
   const stock = el("div", "pile");
-  stock.append(el("span", "pile-name", "Stock"), card(null), el("span", null, `${state.stk} cards`));
+  stock.append(el("span", "pile-name", "Stock"), card(null), el("span", null, cardsCount(state.stk)));
   const discard = el("div", "pile");
   discard.dataset.discard = "";
-  discard.append(el("span", "pile-name", "Discard"), state.top ? card(state.top) : el("span", "pcard none", "–"), el("span", null, `${state.pn} cards`));
+  discard.append(el("span", "pile-name", "Discard"), state.top ? card(state.top) : el("span", "pcard none", "–"), el("span", null, cardsCount(state.pn)));
   pile.append(stock, discard);
   centre.append(pile);
   const lines = [["Turn", `${state.turns + (state.ph === "over" ? 0 : 1)} (limit ${data.static.turn_limit})`]];
@@ -422,7 +419,7 @@ let timer = null;
 function pause() {
   if (timer !== null) clearTimeout(timer);
   timer = null;
-  playButton.setAttribute("aria-pressed", "false");
+  playButton.dataset.playing = "false";
   playButton.querySelector("[data-play-label]").textContent = "▶ Play";
 }
 
@@ -437,8 +434,8 @@ function tick() {
 
 function play() {
   if (step >= last) go(0);
-  playButton.setAttribute("aria-pressed", "true");
-  playButton.querySelector("[data-play-label]").textContent = "⏸ Pause";
+  playButton.dataset.playing = "true";
+  playButton.querySelector("[data-play-label]").textContent = "❚❚ Pause";
   timer = setTimeout(tick, Number(speed.value));
 }
 
