@@ -57,8 +57,8 @@ import games
 from games.base import JSON, Game, State
 from games.cards import card_name
 from games.errors import GameError
-from tournaments import page_selectors, scoring, selectors
-from tournaments.models import Deal, Round, Seat, Table, Tournament
+from tournaments import page_selectors, scoring, selectors, visibility
+from tournaments.models import Deal, Seat, Table, Tournament
 
 #: The version of the step format, for the page's script.
 FORMAT = 1
@@ -542,8 +542,8 @@ def _halves(value: Fraction) -> str:
 def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
     return (
         Deal.objects.filter(
+            visibility.tables_shown_q(prefix="table__"),
             table__round_id=deal.table.round_id,
-            table__status=Table.Status.DONE,
             index=deal.index,
             seed=deal.seed,
         )
@@ -556,10 +556,10 @@ def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
 def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
     """The duplicate "traveller" of ``deal``: every table of its round that played the same
     cards (same deal seed and index), with each seat's bot, points and matchpoints on this deal
-    (:func:`scoring.duplicate_matchpoints`). Empty unless the tournament is duplicate and its
-    round is finished (before, the other tables' results are not shown). Three queries."""
-    table = deal.table
-    if not table.tournament.duplicate or table.round.status != Round.Status.DONE:
+    (:func:`scoring.duplicate_matchpoints`). Empty unless the tournament is duplicate; only
+    tables whose play may be shown (:func:`visibility.tables_shown_q`: the whole round is
+    finished). Three queries."""
+    if not deal.table.tournament.duplicate:
         return []
     deals = list(_duplicate_deals(deal))
     if len(deals) < 2:
@@ -692,19 +692,22 @@ class ReplayPage:
 
 
 def _deal_for_page(deal_id: int, user: Any) -> Deal:
-    """The deal, as the site shows deals: Http404 if there is none (or only in a draft the user
-    may not see), PermissionDenied with the reason while its table's play is hidden."""
+    """The deal, as the API answers for it (:mod:`tournaments.visibility` decides): Http404 if
+    there is none or its tournament is one ``user`` may not see (a draft), PermissionDenied
+    with the reason while its play is hidden."""
     try:
         deal = (
             Deal.objects.select_related("table__round", "table__tournament")
-            .filter(table__tournament__in=page_selectors.visible_tournaments(user=user))
             .defer("log", "record", "passes")
             .get(pk=deal_id)
         )
     except Deal.DoesNotExist:
         raise Http404("no such deal") from None
-    if not page_selectors.table_results_visible(table=deal.table):
-        duplicate = deal.table.tournament.duplicate and deal.table.status == Table.Status.DONE
+    table = deal.table
+    if not visibility.tournament_shown(user=user, tournament=table.tournament):
+        raise Http404("no such deal")
+    if not visibility.deal_shown(user=user, deal=deal):
+        duplicate = table.tournament.duplicate and table.status == Table.Status.DONE
         raise PermissionDenied(
             page_selectors.HIDDEN_DUPLICATE_DEAL if duplicate else page_selectors.HIDDEN_DEAL
         )

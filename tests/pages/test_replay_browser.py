@@ -172,10 +172,12 @@ def test_a_whole_dutch_round_forward_and_back_in_both_views(
         assert _step(page) == k
         slots = {int(s): v for s, v in page.evaluate(_SLOTS).items()}
         assert slots == _dutch_expected(states[k], None), k
-        top = states[k].discard_pile()[-1]
-        assert page.locator("[data-discard] [data-card]").get_attribute("data-card") == (
-            games.card_name(top % 52)
-        )
+        pile = states[k].discard_pile()
+        shown = page.locator("[data-discard] [data-card]")
+        if pile:  # empty after a seat took its only card
+            assert shown.get_attribute("data-card") == games.card_name(pile[-1] % 52)
+        else:
+            assert shown.count() == 0
         if k < last:
             page.keyboard.press("ArrowRight")
     page.get_by_label("View").select_option("2")
