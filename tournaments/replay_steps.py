@@ -42,6 +42,7 @@ seats saw, when that is less), and ``m`` what it ends: ``"pass"`` (the exchange)
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
@@ -714,24 +715,23 @@ def _deal_for_page(deal_id: int, user: Any) -> Deal:
     return deal
 
 
-def _replay_of(deal: Deal) -> dict[str, Any]:
+def _replay_text(deal: Deal) -> str:
+    """The deal's replay as the API sends it: the one stored when its table was recorded."""
     stored = selectors.deal_replay_stored(deal_id=deal.pk)
-    text = stored.document if stored is not None and stored.document else None
-    if text is None:
-        text = selectors.deal_replay_document(deal_id=deal.pk)
-    replay = json.loads(text)
-    assert isinstance(replay, dict)
-    return replay
+    if stored is not None and stored.document:
+        return stored.document
+    return selectors.deal_replay_document(deal_id=deal.pk)
 
 
-def deal_steps_json(*, deal_id: int, replay: Mapping[str, Any]) -> str:
-    """:func:`deal_replay_steps` of a recorded deal as JSON text, computed once and cached (a
-    recorded deal never changes; a long Dutch round takes the engine a few tenths of a
-    second to replay step by step)."""
-    key = f"replay-steps:{FORMAT}:{deal_id}"
+def deal_steps_json(*, replay_text: str) -> str:
+    """:func:`deal_replay_steps` of a recorded deal's replay (its JSON text) as JSON text,
+    computed once and cached under the replay's digest (a recorded deal never changes; a long
+    Dutch round takes the engine a few tenths of a second to replay step by step)."""
+    digest = hashlib.sha256(replay_text.encode()).hexdigest()
+    key = f"replay-steps:{FORMAT}:{digest}"
     text = cache.get(key)
     if not isinstance(text, str):
-        steps = deal_replay_steps(replay=replay)
+        steps = deal_replay_steps(replay=json.loads(replay_text))
         text = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
         cache.set(key, text, timeout=None)
     return text
@@ -742,8 +742,9 @@ def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
     the reason) while it is hidden (the API's rule), else what the page shows."""
     deal = _deal_for_page(deal_id, user)
     table = deal.table
-    replay = _replay_of(deal)
-    steps_text = deal_steps_json(deal_id=deal.pk, replay=replay)
+    replay_text = _replay_text(deal)
+    replay = json.loads(replay_text)
+    steps_text = deal_steps_json(replay_text=replay_text)
     steps = json.loads(steps_text)
     names: list[str] = steps["seats"]
     players = len(names)

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 
 import games
 from tests.pages.conftest import axe_violations
-from tests.pages.test_replay_page import _cup
+from tests.pages.test_replay_page import _cup, _play
 from tests.tournaments.factories import BotFactory, file_version
 from tournaments import services
 from tournaments.models import Deal, Tournament
@@ -312,7 +312,7 @@ def test_faults_and_times_are_on_the_timeline(page: Any, console_errors: list[st
         version = services.bot_version_create(bot=bot, builtin="heuristic")
         services.entry_register(tournament=tournament, version=version, user=owner)
     services.tournament_start(tournament=tournament)
-    services.tournament_run_here(tournament=tournament)
+    _play(tournament)
     deal = _deal(tournament)
     faults = [f for f in deal.log.get("faults", []) if f.get("step") is not None]
     assert faults, deal.log.get("faults")

@@ -13,6 +13,7 @@ import dataclasses
 import gzip
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,9 +72,23 @@ def _cup(
         services.entry_register(tournament=tournament, version=version, user=owner)
     services.tournament_start(tournament=tournament)
     if run:
-        services.tournament_run_here(tournament=tournament)
+        _play(tournament)
     tournament.refresh_from_db()
     return tournament
+
+
+def _play(tournament: Tournament) -> None:
+    """Play the tournament's tables here. A Celery worker left running by another test of the
+    session (``live_worker``) may have taken some from the queue: wait for it to record them."""
+    deadline = time.monotonic() + 300
+    while True:
+        services.tournament_run_here(tournament=tournament)
+        tournament.refresh_from_db()
+        if tournament.status != Tournament.Status.RUNNING or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    tables = list(Table.objects.filter(tournament=tournament).values("status", "error"))
+    assert tournament.status == Tournament.Status.FINISHED, (tournament.status, tables)
 
 
 def build_replay_world() -> ReplayWorld:
@@ -113,7 +128,7 @@ def replay_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[Repl
 
 @pytest.fixture
 def world(replay_world: ReplayWorld, db: None) -> Iterator[ReplayWorld]:
-    cache.clear()  # the steps are cached by deal id, and ids come back in another module
+    cache.clear()  # each test computes the steps it shows (they are cached by replay)
     yield replay_world
     cache.clear()
 
