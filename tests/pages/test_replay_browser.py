@@ -20,6 +20,7 @@ from tests.pages.test_replay_page import _cup, _play
 from tests.tournaments.factories import BotFactory, file_version
 from tournaments import services
 from tournaments.models import Deal, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 pytestmark = pytest.mark.slow
 
@@ -295,13 +296,15 @@ def test_faults_and_times_are_on_the_timeline(page: Any, console_errors: list[st
     are marked on the timeline and said at their step."""
     tournament = services.tournament_create(
         organiser=_organiser(),
-        name="Faulty cup",
-        game="hearts",
-        rounds=1,
-        deals_per_table=1,
-        decision_seconds=2.0,
-        bank_seconds=10.0,
-        startup_seconds=10.0,
+        settings=TournamentSettings(
+            name="Faulty cup",
+            game="hearts",
+            rounds=1,
+            deals_per_table=1,
+            decision_seconds=2.0,
+            bank_seconds=10.0,
+            startup_seconds=10.0,
+        ),
     )
     services.tournament_open(tournament=tournament)
     faulty = file_version(BotFactory.create(game="hearts"), "illegal")
