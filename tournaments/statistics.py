@@ -826,6 +826,7 @@ class Verdict(enum.StrEnum):
     ACCEPT_H1 = "accept_h1"  # the mean difference is d1 (v2 is better, by about d1)
     ACCEPT_H0 = "accept_h0"  # the mean difference is d0 (v2 is not better)
     CONTINUE = "continue"  # play more deals
+    CAPPED = "capped"  # the cap of deals is reached without a decision
 
 
 #: Deals before the test may decide: its variance is estimated from the data, and a handful
@@ -877,6 +878,7 @@ def sprt_from_sums(
     beta: float = 0.05,
     confidence: float = CONFIDENCE,
     min_deals: int = MIN_DEALS,
+    max_deals: int | None = None,
 ) -> SprtResult:
     """:func:`sprt` from running sums (number of deals, sum and sum of squares of the paired
     differences), which a match can keep batch after batch."""
@@ -905,6 +907,8 @@ def sprt_from_sums(
             verdict = Verdict.ACCEPT_H1
         elif llr <= lower:
             verdict = Verdict.ACCEPT_H0
+    if verdict is Verdict.CONTINUE and max_deals is not None and deals >= max_deals:
+        verdict = Verdict.CAPPED
     return SprtResult(
         deals=deals,
         mean=mean,
@@ -931,6 +935,7 @@ def sprt(
     beta: float = 0.05,
     confidence: float = CONFIDENCE,
     min_deals: int = MIN_DEALS,
+    max_deals: int | None = None,
 ) -> SprtResult:
     """Wald's sequential probability ratio test of H0: the mean paired difference is ``d0``
     points per deal, against H1: it is ``d1`` (``d1 > d0``), with error rates ``alpha`` (to
@@ -942,8 +947,9 @@ def sprt(
     approximation): ``LLR = n * (d1 - d0) * (2 * mean - d0 - d1) / (2 * s^2)``, ``s^2`` the
     sample variance. The test accepts H1 once ``LLR >= log((1 - beta) / alpha)``, H0 once
     ``LLR <= log(beta / (1 - alpha))``, and never before ``min_deals`` deals; otherwise it
-    continues. The running interval is Student's over the deals so far (after a sequential
-    stop it is a little optimistic: the stop favours extreme means).
+    continues, or with ``max_deals`` deals or more stops without a decision (``CAPPED``). The
+    running interval is Student's over the deals so far (after a sequential stop it is a little
+    optimistic: the stop favours extreme means).
 
     >>> r = sprt([1.0, -1.0, 3.0, 1.0] * 20, d0=0.0, d1=1.0)
     >>> r.verdict, round(r.mean, 2), round(r.llr, 2)
@@ -960,6 +966,7 @@ def sprt(
         beta=beta,
         confidence=confidence,
         min_deals=min_deals,
+        max_deals=max_deals,
     )
 
 

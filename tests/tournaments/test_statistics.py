@@ -431,6 +431,31 @@ def test_crosstable_intervals_cover_the_true_difference() -> None:
     assert 0.93 <= covered / total <= 0.97
 
 
+def test_duplicate_crosstable_intervals_cover_the_true_difference() -> None:
+    """150 synthetic duplicate tournaments (8 entries at 2 tables, 6 rounds of 6 deals): the
+    pairs compared on the same cards cover the true difference of strengths, and those at the
+    same table the true difference of their duplicate scores, in 0.93..0.97 of all pairs
+    (measured 0.952 of 2,567 and 0.947 of 4,053)."""
+    rng = np.random.default_rng(100)
+    covered = dict.fromkeys(Comparison, 0)
+    total = dict.fromkeys(Comparison, 0)
+    for _ in range(150):
+        strength = rng.normal(0.0, 1.0, 8)
+        results, clean = play(rng, strength=strength, rounds=6, seats=4, deals=6, duplicate=True)
+        truth = crosstable(clean)
+        for pair in crosstable(results).pairs:
+            true_pair = truth.cell(pair.a, pair.b, pair.comparison)
+            assert true_pair is not None
+            if pair.comparison is Comparison.CARDS:
+                assert true_pair.mean == pytest.approx(strength[pair.a - 1] - strength[pair.b - 1])
+            covered[pair.comparison] += pair.low <= true_pair.mean <= pair.high
+            total[pair.comparison] += 1
+
+    for comparison in Comparison:
+        assert total[comparison] > 2000
+        assert 0.93 <= covered[comparison] / total[comparison] <= 0.97
+
+
 # ---------------------------------------------------------------------------------------------
 # Spread and how many deals
 # ---------------------------------------------------------------------------------------------
@@ -606,6 +631,11 @@ def test_sprt_waits_for_its_minimum_deals_and_refuses_bad_hypotheses() -> None:
     assert sprt([2.0, 2.1, 1.9] * 10, d0=0.0, d1=1.0, min_deals=30).verdict is Verdict.ACCEPT_H1
     assert sprt([0.0] * 100, d0=0.0, d1=1.0).verdict is Verdict.ACCEPT_H0  # identical versions
     assert sprt([], d0=0.0, d1=1.0).verdict is Verdict.CONTINUE
+    undecided = [1.5, -0.5] * 50  # mean 0.5: halfway between the hypotheses, LLR 0
+    assert sprt(undecided, d0=0.0, d1=1.0).verdict is Verdict.CONTINUE
+    assert sprt(undecided, d0=0.0, d1=1.0, max_deals=100).verdict is Verdict.CAPPED
+    assert sprt(undecided, d0=0.0, d1=1.0, max_deals=101).verdict is Verdict.CONTINUE
+    assert sprt([2.0, 2.1, 1.9] * 40, d0=0.0, d1=1.0, max_deals=100).verdict is Verdict.ACCEPT_H1
     with pytest.raises(ValueError, match="d1"):
         sprt([1.0], d0=1.0, d1=0.0)
     with pytest.raises(ValueError, match="alpha"):
