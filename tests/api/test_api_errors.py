@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import doctest
 import http.client
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,8 +22,11 @@ from django.conf import settings as django_settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from api import downloads, parsers
+from api.downloads import content_disposition
 from api.middleware import MAX_URL_LENGTH
 from api.parsers import MAX_JSON_DEPTH
+from config import health
 from judge.package import MAX_ZIP_BYTES
 from tests.api.conftest import BOT_FILE, World, assert_error, ready_version
 from tournaments.models import BotVersion
@@ -583,3 +588,24 @@ def test_gunicorn_answers_an_overlong_request_line_in_json(tmp_path: Path) -> No
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bot.py", "王牌.py", 'a"; filename=evil.html', "a\r\nSet-Cookie: x=1.py", "..\\..\\x.py", ""],
+)
+def test_a_download_name_is_one_parameter(name: str) -> None:
+    value = content_disposition(name, default="bot")
+    assert value.isprintable()
+    assert value.isascii()
+    # One quoted ASCII name (no quote, backslash or ';' inside), then at most filename*.
+    match = re.fullmatch(r"attachment; filename=\"([^\"\\;]+)\"(; filename\*=UTF-8''(\S+))?", value)
+    assert match, value
+    if match[3]:
+        assert "\r" not in unquote(match[3])
+        assert "\\" not in unquote(match[3])
+
+
+@pytest.mark.parametrize("module", [downloads, parsers, health])
+def test_the_examples_in_the_docstrings(module: Any) -> None:
+    assert doctest.testmod(module).failed == 0
