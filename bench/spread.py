@@ -16,7 +16,8 @@ seat and deal (higher is better, in the game's points):
 
 A figure is the pooled standard deviation of a score around each bot's own mean (so the gap
 between the strong and the weak bots is not counted as noise), over every seat of every
-table; ``heuristic`` is the same for the heuristic bot's seats alone. ``narrows`` is
+table; ``heuristic`` is the same for the seats of the field's first bot alone (``--field``
+measures another field, without writing it). ``narrows`` is
 ``table / duplicate``, and its square the factor by which duplicate play cuts the deals needed
 for the same precision.
 """
@@ -59,12 +60,14 @@ def pooled_sd(scores: np.ndarray, bots: np.ndarray, only: str | None = None) -> 
     return math.sqrt(squares / freedom)
 
 
-def measure(game: str, preset: str, deals: int) -> dict[str, float | int]:
+def measure(
+    game: str, preset: str, deals: int, field: tuple[str, ...] = FIELD
+) -> dict[str, float | int]:
     engine = games.load(game, preset)
     players = engine.players
     sign = -1.0 if engine.lower_is_better else 1.0
     per_table = DEALS_PER_TABLE.get(game, 4)
-    lineup = [FIELD[i % len(FIELD)] for i in range(players)]
+    lineup = [field[i % len(field)] for i in range(players)]
     tables = -(-deals // per_table)
     # points[t, d, s]: rotation t of the field, deal d (of every table seed), seat s.
     points = np.zeros((players, tables * per_table, players))
@@ -89,8 +92,8 @@ def measure(game: str, preset: str, deals: int) -> dict[str, float | int]:
         "duplicate_tables": players,
         "deals": deals,
         "deals_per_table": per_table,
-        "heuristic_table": round(pooled_sd(table.ravel(), flat_who, "heuristic"), 3),
-        "heuristic_duplicate": round(pooled_sd(duplicate.ravel(), flat_who, "heuristic"), 3),
+        "heuristic_table": round(pooled_sd(table.ravel(), flat_who, lineup[0]), 3),
+        "heuristic_duplicate": round(pooled_sd(duplicate.ravel(), flat_who, lineup[0]), 3),
     }
 
 
@@ -98,15 +101,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
     parser.add_argument("--deals", type=int, default=2000, help="deals per preset")
+    parser.add_argument(
+        "--field",
+        default=",".join(FIELD),
+        help="the built-in bots, repeated to fill the table (default: %(default)s)",
+    )
     parser.add_argument("--write", action="store_true", help=f"store the figures in {SPREAD_FILE}")
     args = parser.parse_args()
+    field = tuple(args.field.split(","))
+    if args.write and field != FIELD:
+        parser.error("spread.json holds the default field's figures")
     measured: dict[str, dict[str, float | int]] = {}
-    print(f"field: {', '.join(FIELD)}; {args.deals} deals per preset, each at every rotation")
-    print(f"  {'preset':28} {'table':>7} {'dupl.':>7} {'narrows':>7}  heuristic: table dupl.")
+    print(f"field: {', '.join(field)}; {args.deals} deals per preset, each at every rotation")
+    print(f"  {'preset':28} {'table':>7} {'dupl.':>7} {'narrows':>7}  {field[0]}: table dupl.")
     for game in args.game or games.game_names():
         for preset in games.game_class(game).presets:
             started = time.perf_counter()
-            row = measure(game, preset, args.deals)
+            row = measure(game, preset, args.deals, field)
             measured[f"{game}/{preset}"] = row
             narrows = float(row["table"]) / float(row["duplicate"])
             print(
