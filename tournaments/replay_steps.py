@@ -52,6 +52,7 @@ from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 import games
@@ -613,6 +614,21 @@ class CardView:
     suit: str
     symbol: str
     suit_word: str
+
+    def __html__(self) -> str:
+        """The card as the page writes it (``{{ card }}`` in a template): the rank, the suit's
+        symbol in its colour, the suit in words for screen readers. The script (replay.js)
+        draws the same markup."""
+        return format_html(
+            '<span class="pcard s{}">{}<span aria-hidden="true">{}</span>'
+            '<span class="visually-hidden"> of {}</span></span>',
+            self.suit,
+            self.rank,
+            self.symbol,
+            self.suit_word,
+        )
+
+    __str__ = __html__  # Django's templates call str() before they escape
 
 
 def card_view(name: object) -> CardView | None:
