@@ -420,17 +420,6 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
         read_only_fields = fields
 
 
-# A seat's results: null while its table may not be shown (visibility.table_shown).
-SEAT_RESULT_FIELDS = (
-    "score",
-    "total",
-    "place",
-    "points",
-    "faults",
-    "replaced",
-    "decisions",
-    "mean_time",
-)
 _HIDDEN_HELP = " Null until the table's results are shown."
 
 
@@ -530,7 +519,7 @@ class TableSerializer(serializers.ModelSerializer[Table]):
         if not self.shown(instance):
             data["finished_at"] = None
             for seat in data["seats"]:
-                seat.update(dict.fromkeys(SEAT_RESULT_FIELDS))
+                seat.update(dict.fromkeys(visibility.SEAT_RESULT_FIELDS & seat.keys()))
         return data
 
 

@@ -1,22 +1,34 @@
 """The admin of the tournaments app: every model browsable, searchable and filterable; played
 tables and deals read-only; tournament actions (open, start, cancel, re-run failed tables,
-audit) call the services."""
+audit) call the services.
+
+Staff see nothing secret before it may be shown, as everyone else (``tournaments.visibility``
+decides): a field of ``visibility.SECRET_FIELDS`` (a tournament's seed, a table's deal seed
+and summary, a seat's results and bot log, everything of a deal, its tricks, decisions and
+faults) is never a filter, a search or an ordering (``lookup_allowed`` refuses it: a yes or
+no per request would reveal it bit by bit), and a row shows it only once
+``visibility.hidden_fields`` leaves it out. Deals and faults are listed once their table may
+be shown, not before.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 from django.db.models import Count, QuerySet
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments import selectors, services
+from tournaments import selectors, services, visibility
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     Bot,
@@ -80,10 +92,90 @@ _BOT_VERSION_INLINE_FIELDS = (
 )
 
 
+# ---------------------------------------------------------------------------------------------
+# What is secret until it may be shown
+# ---------------------------------------------------------------------------------------------
+
+HIDDEN = "(hidden until the table's round is done)"
+
+
+def lookup_touches_secret(
+    model: type[models.Model], lookup: str, *, own_fields_shown: bool = False
+) -> bool:
+    """Whether the ORM path ``lookup`` (a filter, a search or an ordering, from ``model``)
+    reads a field of ``visibility.SECRET_FIELDS`` on its way; with ``own_fields_shown``, the
+    first model's own fields do not count (its admin lists only rows that may be shown).
+
+    >>> lookup_touches_secret(Tournament, "seed__startswith")
+    True
+    >>> lookup_touches_secret(Table, "-tournament__seed"), lookup_touches_secret(Table, "number")
+    (True, False)
+    """
+    for depth, part in enumerate(lookup.lstrip("-?").split(LOOKUP_SEP)):
+        try:
+            field = model._meta.get_field(part)
+        except FieldDoesNotExist:
+            return False  # a transform or a lookup (startswith, year...) from here on
+        if part in visibility.SECRET_FIELDS.get(model, ()) and not (
+            depth == 0 and own_fields_shown
+        ):
+            return True
+        related = field.related_model
+        if not field.is_relation or not isinstance(related, type):
+            return False
+        model = related
+    return False
+
+
+class HidingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """An admin that shows nothing secret before it may be shown (see the module)."""
+
+    # Set for models whose rows are all secret (deals, faults): the path from the model to
+    # its table; only rows whose table may be shown are listed, and their own fields are
+    # then no secret.
+    table_path: str | None = None
+    # The admin's display methods that show a secret field, by the field they show.
+    secret_displays: Mapping[str, str] = {}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        qs = super().get_queryset(request)
+        if self.table_path is not None:
+            qs = qs.filter(visibility.tables_shown_q(prefix=self.table_path))
+        return qs
+
+    def lookup_allowed(self, lookup: str, value: str, request: Any = None) -> bool:
+        if lookup_touches_secret(self.model, lookup, own_fields_shown=self.table_path is not None):
+            return False
+        return bool(super().lookup_allowed(lookup, value, request))
+
+    def hidden_names(self, request: HttpRequest, obj: Any) -> frozenset[str]:
+        """The fields and display methods of ``obj`` that may not be shown now."""
+        if obj is None:
+            return frozenset()
+        secret = visibility.hidden_fields(user=request.user, obj=obj)
+        displays = {name for name, field in self.secret_displays.items() if field in secret}
+        return secret | displays
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        hidden = self.hidden_names(request, obj)
+        return [name for name in super().get_fields(request, obj) if name not in hidden]
+
+    def get_inlines(self, request: HttpRequest, obj: Any) -> list[Any]:
+        inlines = list(super().get_inlines(request, obj))
+        if obj is None or not visibility.hidden_fields(user=request.user, obj=obj):
+            return inlines
+        return [inline for inline in inlines if not getattr(inline, "all_secret", False)]
+
+
 class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+    """An inline of rows never changed by hand. While its parent row has hidden fields (a
+    table not shown yet), its own secret fields are left out, and an ``all_secret`` inline
+    (deals, faults, tricks, decisions) is left out whole by :class:`HidingAdmin`."""
+
     extra = 0
     can_delete = False
     show_change_link = True
+    all_secret = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -91,8 +183,15 @@ class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        fields = list(super().get_fields(request, obj))
+        if obj is None or not visibility.hidden_fields(user=request.user, obj=obj):
+            return fields
+        secret = visibility.SECRET_FIELDS.get(self.model, frozenset())
+        return [name for name in fields if name not in secret]
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+
+class ReadOnlyAdmin(HidingAdmin):
     """Rows that record what was played: never added, changed or deleted by hand."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -106,7 +205,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(WorkerHeartbeat)
-class WorkerHeartbeatAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class WorkerHeartbeatAdmin(HidingAdmin):  # type: ignore[type-arg]
     list_display = ["hostname", "last_seen", "beats"]
     readonly_fields = ["hostname", "last_seen", "beats"]
     ordering = ["hostname"]
@@ -129,7 +228,7 @@ class BotVersionInline(ReadOnlyInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotAdmin(HidingAdmin):
     list_display = ["name", "game", "owner", "version_count", "created_at"]
     list_filter = ["game"]
     search_fields = ["name", "owner__username", "description"]
@@ -145,7 +244,7 @@ class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotVersionAdmin(HidingAdmin):
     list_display = ["label", "status", "builtin", "filename", "size", "short_sha", "created_at"]
     list_filter = ["status", "bot__game"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "filename"]
@@ -243,9 +342,17 @@ _TABLE_INLINE_FIELDS = (
     "status",
     "attempts",
     "claimed_by",
-    "finished_at",
+    "finished",
     "players",
 )
+
+
+def _finished(table: Table) -> str:
+    """When ``table`` finished, if its results may be shown (they are the same for every
+    user: ``user=None``)."""
+    if "finished_at" in visibility.hidden_fields(user=None, obj=table):
+        return HIDDEN if table.status == Table.Status.DONE else "-"
+    return f"{table.finished_at:%Y-%m-%d %H:%M:%S}" if table.finished_at else "-"
 
 
 class TableInline(ReadOnlyInline):
@@ -254,6 +361,10 @@ class TableInline(ReadOnlyInline):
     fields = _TABLE_INLINE_FIELDS
     readonly_fields = _TABLE_INLINE_FIELDS
     ordering = ["round__number", "number"]
+
+    @admin.display(description="finished at")
+    def finished(self, obj: Table) -> str:
+        return _finished(obj)
 
     @admin.display(description="seats")
     def players(self, obj: Table) -> str:
@@ -287,7 +398,7 @@ class TournamentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TournamentAdmin(HidingAdmin):
     list_display = [
         "name",
         "game",
@@ -386,7 +497,7 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description="seed (revealed at the end)")
     def revealed_seed(self, obj: Tournament) -> str:
-        seed = obj.revealed_seed
+        seed = visibility.shown_seed(tournament=obj)
         return str(seed) if seed is not None else "secret until the tournament finishes"
 
     @admin.display(description="standings")
@@ -455,13 +566,24 @@ class TournamentAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                     "all legal and scored right",
                     messages.SUCCESS,
                 )
+            elif Table.objects.filter(tournament=tournament, status=Table.Status.DONE).exclude(
+                visibility.tables_shown_q()
+            ):
+                # A problem names a table's scores, places or seeds: not before they may be
+                # shown (a duplicate round in play).
+                self.message_user(
+                    request,
+                    f"{tournament}: {len(report.problems)} problems; the details once every "
+                    "recorded table may be shown (python manage.py audit_tournament)",
+                    messages.ERROR,
+                )
             else:
                 shown = "; ".join(report.problems[:5])
                 self.message_user(request, f"{tournament}: {shown}", messages.ERROR)
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class EntryAdmin(HidingAdmin):
     list_display = [
         "__str__",
         "user",
@@ -563,6 +685,7 @@ _DEAL_INLINE_FIELDS = (
 
 class DealInline(ReadOnlyInline):
     model = Deal
+    all_secret = True
     fields = _DEAL_INLINE_FIELDS
     readonly_fields = _DEAL_INLINE_FIELDS
 
@@ -580,13 +703,14 @@ _FAULT_INLINE_FIELDS = (
 
 class FaultInline(ReadOnlyInline):
     model = Fault
+    all_secret = True
     fields = _FAULT_INLINE_FIELDS
     readonly_fields = _FAULT_INLINE_FIELDS
     show_change_link = False
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TableAdmin(HidingAdmin):
     list_display = [
         "__str__",
         "status",
@@ -594,7 +718,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "claimed_by",
         "lease_expires_at",
         "started_at",
-        "finished_at",
+        "finished",
     ]
     list_filter = ["status", "tournament__game", "tournament__status"]
     search_fields = ["tournament__name", "claimed_by"]
@@ -618,6 +742,7 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "error",
     ]
     exclude = ["result"]
+    secret_displays = {"result_summary": "result"}
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -628,6 +753,10 @@ class TableAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     @admin.display(description="result")
     def result_summary(self, obj: Table) -> SafeString:
         return pretty_json(obj.result)
+
+    @admin.display(description="finished at")
+    def finished(self, obj: Table) -> str:
+        return _finished(obj)
 
     @admin.action(description="Re-run (failed tables)")
     def rerun(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
@@ -647,6 +776,7 @@ _TRICK_INLINE_FIELDS = (
 
 class TrickInline(ReadOnlyInline):
     model = Trick
+    all_secret = True
     fields = _TRICK_INLINE_FIELDS
     readonly_fields = _TRICK_INLINE_FIELDS
     show_change_link = False
@@ -663,6 +793,7 @@ _DECISION_INLINE_FIELDS = (
 
 class DecisionInline(ReadOnlyInline):
     model = Decision
+    all_secret = True
     fields = _DECISION_INLINE_FIELDS
     readonly_fields = _DECISION_INLINE_FIELDS
     show_change_link = False
@@ -674,6 +805,7 @@ class DealAdmin(ReadOnlyAdmin):
     list_filter = ["table__tournament__game"]
     search_fields = ["table__tournament__name"]
     list_select_related = ["table__tournament", "table__round"]
+    table_path = "table__"
     inlines = [TrickInline, DecisionInline]
     readonly_fields = ["table_link", "index", "seed", "record", "passes", "points", "log_json"]
     exclude = ["table", "log"]
@@ -693,16 +825,50 @@ class FaultAdmin(ReadOnlyAdmin):
     list_filter = ["kind", "table__tournament__game"]
     search_fields = ["detail", "entry__version__bot__name", "table__tournament__name"]
     list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
+    table_path = "table__"
 
 
 @admin.register(Seat)
 class SeatAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "entry", "house_bot", "score", "place", "points", "faults"]
-    list_filter = ["replaced", "substitute"]
+    list_display = [
+        "__str__",
+        "entry",
+        "house_bot",
+        "seat_score",
+        "seat_place",
+        "seat_points",
+        "seat_faults",
+    ]
+    list_filter = ["substitute"]
     search_fields = ["entry__version__bot__name", "table__tournament__name"]
-    list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
+    list_select_related = ["table__tournament", "table__round", "entry__version__bot", "entry"]
     exclude = ["log"]
     readonly_fields = ["bot_log"]
+    secret_displays = {"bot_log": "log"}
+
+    @staticmethod
+    def _result(obj: Seat, name: str) -> object:
+        # A seat's results are the same for every user (user=None): its table's.
+        if name in visibility.hidden_fields(user=None, obj=obj):
+            return HIDDEN if obj.table.status == Table.Status.DONE else "-"
+        value = getattr(obj, name)
+        return "-" if value is None else value
+
+    @admin.display(description="score")
+    def seat_score(self, obj: Seat) -> object:
+        return self._result(obj, "score")
+
+    @admin.display(description="place")
+    def seat_place(self, obj: Seat) -> object:
+        return self._result(obj, "place")
+
+    @admin.display(description="points")
+    def seat_points(self, obj: Seat) -> object:
+        return self._result(obj, "points")
+
+    @admin.display(description="faults")
+    def seat_faults(self, obj: Seat) -> object:
+        return self._result(obj, "faults")
 
     @admin.display(description="bot log (stderr)")
     def bot_log(self, obj: Seat) -> SafeString:

@@ -40,13 +40,25 @@ asks :func:`play_shown`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypeAlias
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db import models
 from django.db.models import Q
 
-from tournaments.models import Deal, Round, Seat, Table, Tournament
+from tournaments.models import (
+    Deal,
+    DealReplay,
+    Decision,
+    Fault,
+    Round,
+    Seat,
+    Table,
+    Tournament,
+    Trick,
+)
 
 Viewer: TypeAlias = AbstractBaseUser | AnonymousUser | None
 """Who asks: a user, an anonymous visitor, or ``None`` (nobody in particular: the public)."""
@@ -187,3 +199,70 @@ def table_seed_shown(*, user: Viewer, table: Table) -> bool:
     from the tournament seed through SHA-256 and tells nothing of other tables; in duplicate
     play every table of a round shares it, and the round's deals are shown together."""
     return table_shown(user=user, table=table)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields: what of each row is secret until it may be shown
+# ---------------------------------------------------------------------------------------------
+
+# A seat's results, written when its table is recorded.
+SEAT_RESULT_FIELDS = frozenset(
+    {"score", "total", "place", "points", "faults", "replaced", "decisions", "mean_time"}
+)
+
+SECRET_FIELDS: Mapping[type[models.Model], frozenset[str]] = {
+    Tournament: frozenset({"seed"}),
+    Table: frozenset({"deal_seed", "result", "finished_at", "deals", "fault_set"}),
+    Seat: SEAT_RESULT_FIELDS | {"bot_name", "log"},
+    Deal: frozenset(
+        {
+            "seed",
+            "record",
+            "passes",
+            "points",
+            "log",
+            "decisions",
+            "faults",
+            "tricks",
+            "decision_set",
+            "replay",
+        }
+    ),
+    Trick: frozenset({"leader", "cards", "winner", "points"}),
+    Decision: frozenset({"seat", "action", "seconds", "fault"}),
+    Fault: frozenset({"seat", "entry", "kind", "deal_index", "decision", "step", "detail"}),
+    DealReplay: frozenset({"document"}),
+}
+"""The fields (and reverse relations) of each model that hold something secret until it may
+be shown: a tournament's seed, a table's deal seed, its judge's summary, its deals and faults,
+a seat's results and bot log, everything of a deal. Pages and the admin never filter, search
+or order by these (nothing can be learnt by asking yes-or-no questions about them), and show
+them on a row only when :func:`hidden_fields` leaves them out."""
+
+
+def _table_of(obj: models.Model) -> Table | None:
+    if isinstance(obj, Table):
+        return obj
+    if isinstance(obj, Seat | Deal | Fault):
+        return obj.table
+    if isinstance(obj, Trick | Decision | DealReplay):
+        return obj.deal.table
+    return None
+
+
+def hidden_fields(*, user: Viewer, obj: models.Model) -> frozenset[str]:
+    """The fields of ``obj`` (names of :data:`SECRET_FIELDS`) that may not be shown to
+    ``user`` now: all of them while its table may not be shown (:func:`table_shown`), a
+    tournament's seed until :func:`seed_shown`, a seat's log unless :func:`seat_log_shown`.
+    Empty for a row with nothing secret."""
+    secret = SECRET_FIELDS.get(type(obj), frozenset())
+    if isinstance(obj, Tournament):
+        return frozenset() if seed_shown(tournament=obj) else secret
+    table = _table_of(obj)
+    if table is None:
+        return frozenset()
+    if not table_shown(user=user, table=table):
+        return secret
+    if isinstance(obj, Seat) and not seat_log_shown(user=user, seat=obj):
+        return frozenset({"log"})
+    return frozenset()

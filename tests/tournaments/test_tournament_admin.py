@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from tests.tournaments.factories import enter_builtins, make_tournament
+from tournaments import services
+from tournaments.admin import lookup_touches_secret
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -99,3 +105,144 @@ def test_editing_a_draft_goes_through_the_service(staff: Client) -> None:
     assert response.status_code == 302
     tournament.refresh_from_db()
     assert tournament.rounds == 7
+
+
+# --- nothing secret before it may be shown, staff included --------------------------------------
+
+
+def _running(*, duplicate: bool = False) -> tuple[Tournament, list[Table]]:
+    """A started tournament of two tables in round 1 (one deal each), none played yet."""
+    tournament = make_tournament(duplicate=duplicate, rounds=2, deals_per_table=1)
+    enter_builtins(tournament, ["random", "lowest", "heuristic", "random", "lowest"])
+    services.tournament_start(tournament=tournament)
+    return tournament, list(Table.objects.filter(tournament=tournament).order_by("number"))
+
+
+def _changelist(model: type[Model]) -> str:
+    return reverse(f"admin:tournaments_{model._meta.model_name}_changelist")
+
+
+def _change(obj: Model) -> str:
+    return reverse(f"admin:tournaments_{obj._meta.model_name}_change", args=[obj.pk])
+
+
+def test_a_running_tournaments_seed_cannot_be_probed_by_filters(staff: Client) -> None:
+    tournament, (table, _) = _running()
+    seed = tournament.seed
+    url = _changelist(Tournament)
+    # The attack: one yes-or-no per prefix. Every answer is the same refusal now.
+    for digit in "0123456789":
+        response = staff.get(url, {"seed__startswith": digit, "id": tournament.pk})
+        assert response.status_code == 400, digit
+    for probe in ({"seed": seed}, {"seed__gt": "5"}, {"seed__regex": "^6"}, {"seed__in": seed}):
+        assert staff.get(url, probe).status_code == 400, probe
+    searched = staff.get(url, {"q": seed})
+    assert searched.status_code == 200
+    assert searched.context["cl"].result_count == 0
+    for model, probe in [
+        (Table, {"deal_seed": str(table.deal_seed)}),
+        (Table, {"deal_seed__gt": "0"}),
+        (Table, {"result__isnull": "False"}),
+        (Table, {"tournament__seed__startswith": seed[0]}),
+        (Round, {"tournament__seed__startswith": seed[0]}),
+        (Seat, {"score": "0"}),
+        (Seat, {"place__lte": "2"}),
+        (Seat, {"log__contains": "Q"}),
+        (Seat, {"table__deal_seed": str(table.deal_seed)}),
+        (Deal, {"table__deal_seed": str(table.deal_seed)}),
+        (Entry, {"tournament__seed__startswith": seed[0]}),
+    ]:
+        assert staff.get(_changelist(model), probe).status_code == 400, (model, probe)
+
+
+def test_a_tables_deal_seed_is_not_shown_before_its_deals(staff: Client) -> None:
+    tournament, (table, _) = _running()
+    page = staff.get(_change(table))
+    assert page.status_code == 200
+    assert str(table.deal_seed) not in page.content.decode()
+    assert str(tournament.seed) not in staff.get(_change(tournament)).content.decode()
+    services.tournament_run_here(tournament=tournament)
+    tournament.refresh_from_db()
+    assert str(table.deal_seed) in staff.get(_change(table)).content.decode()
+    assert str(tournament.seed) in staff.get(_change(tournament)).content.decode()
+
+
+def test_nothing_of_a_duplicate_round_in_play_shows_in_the_admin(staff: Client) -> None:
+    tournament, (first, second) = _running(duplicate=True)
+    services.table_run(table_id=first.pk, worker="test", token="test-1")
+    Seat.objects.filter(table=first).update(log="stderr-secret-marker")
+    Fault.objects.create(table=first, seat=0, kind="timeout", detail="fault-secret-marker")
+    deal = Deal.objects.get(table=first)
+    seat = Seat.objects.get(table=first, position=0)
+    # The hands as the deal's page shows its record (JSON, HTML-escaped).
+    hands = escape(json.dumps(deal.record["hands"]))[:60]
+    markers = [str(first.deal_seed), "stderr-secret-marker", "fault-secret-marker", hands]
+
+    def shown(path: str) -> str:
+        response = staff.get(path)
+        assert response.status_code == 200, path
+        return str(response.content.decode())
+
+    table_page = staff.get(_change(first))
+    inlines = {type(f.opts).__name__: f for f in table_page.context["inline_admin_formsets"]}
+    assert set(inlines) == {"SeatInline"}
+    seat_fields = [field["name"] for field in inlines["SeatInline"].fields()]
+    assert not set(seat_fields) & {"score", "place", "points", "faults", "decisions", "mean_time"}
+    pages = [
+        table_page.content.decode(),
+        shown(_change(seat)),
+        shown(_changelist(Seat)),
+        shown(_changelist(Fault)),
+        shown(_changelist(Deal)),
+        shown(_changelist(Table)),
+        shown(_change(tournament)),
+    ]
+    for content in pages:
+        for marker in markers:
+            assert marker not in content
+    assert "&quot;totals&quot;" not in pages[0]
+    assert staff.get(_change(deal)).status_code == 302  # "no such deal": not listed yet
+    assert staff.get(_changelist(Deal)).context["cl"].result_count == 0
+    assert staff.get(_changelist(Fault)).context["cl"].result_count == 0
+    seat_fields = [f for line in staff.get(_change(seat)).context["adminform"] for f in line]
+    assert seat_fields  # the seat's page renders its public fields
+
+    services.table_run(table_id=second.pk, worker="test", token="test-2")
+    table_page = staff.get(_change(first))
+    assert {type(f.opts).__name__ for f in table_page.context["inline_admin_formsets"]} == {
+        "SeatInline",
+        "DealInline",
+        "FaultInline",
+    }
+    assert str(first.deal_seed) in table_page.content.decode()
+    assert "&quot;totals&quot;" in table_page.content.decode()
+    assert hands in shown(_change(deal))
+    assert "stderr-secret-marker" in shown(_change(seat))
+    assert "fault-secret-marker" in shown(_changelist(Fault))
+
+
+def test_no_admin_filters_searches_or_orders_by_a_secret_field() -> None:
+    """What the admin offers to filter, search or order by never reads a secret field."""
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label != "tournaments":
+            continue
+        own_shown = getattr(model_admin, "table_path", None) is not None
+        paths = [name.lstrip("^=@") for name in model_admin.search_fields]
+        paths += [f[0] if isinstance(f, list | tuple) else f for f in model_admin.list_filter]
+        paths += list(model_admin.ordering or ())
+        paths += [model_admin.date_hierarchy] if model_admin.date_hierarchy else []
+        for name in model_admin.list_display:
+            if not isinstance(name, str):
+                continue
+            attribute = getattr(model_admin, name, None)
+            order = getattr(attribute, "admin_order_field", None)
+            if order:
+                paths.append(order)
+            elif attribute is None and name != "__str__":
+                paths.append(name)  # a model field: orderable
+        for path in paths:
+            assert isinstance(path, str), (model, path)
+            assert not lookup_touches_secret(model, path, own_fields_shown=own_shown), (
+                model,
+                path,
+            )

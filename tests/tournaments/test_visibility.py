@@ -7,14 +7,16 @@ for every combination of statuses, for every kind of user.
 
 from __future__ import annotations
 
+import doctest
 import itertools
+from types import ModuleType
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils import timezone
 
 from tests.tournaments.factories import BuiltinVersionFactory, UserFactory
-from tournaments import selectors, visibility
+from tournaments import admin, selectors, visibility
 from tournaments.models import Deal, DealReplay, Entry, Round, Seat, Table, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -161,3 +163,33 @@ def test_a_bots_log_is_its_owners_and_staffs_once_the_table_is_shown(
     for name, user in everyone.items():
         assert visibility.seat_log_shown(user=user, seat=seat) is (name in ("owner", "staff"))
         assert visibility.seat_log_shown(user=user, seat=house) is (name == "staff")
+
+
+def test_hidden_fields_follow_the_rule_for_each_kind_of_row(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    organiser = users["organiser"]
+    staff = users["staff"]
+    assert isinstance(organiser, User)
+    tournament = _tournament(organiser, Tournament.Status.RUNNING, True)
+    assert visibility.hidden_fields(user=staff, obj=tournament) == {"seed"}
+    round_ = Round.objects.create(tournament=tournament, number=1)
+    table = Table.objects.create(
+        tournament=tournament, round=round_, number=1, deal_seed=1, status=Table.Status.DONE
+    )
+    seat = Seat.objects.create(table=table, position=0, house_bot="random")
+    deal = Deal.objects.create(table=table, index=0, record={}, points=[0], log={})
+    for row in (table, seat, deal):
+        assert visibility.hidden_fields(user=staff, obj=row) == visibility.SECRET_FIELDS[type(row)]
+    round_.status = Round.Status.DONE
+    for row in (table, seat, deal):
+        assert visibility.hidden_fields(user=staff, obj=row) == frozenset(), row
+    assert visibility.hidden_fields(user=None, obj=seat) == {"log"}  # a log is staff's, owner's
+    assert visibility.hidden_fields(user=staff, obj=round_) == frozenset()
+
+
+@pytest.mark.parametrize("module", [visibility, admin])
+def test_the_docstring_examples_hold(module: ModuleType) -> None:
+    results = doctest.testmod(module)
+    assert results.attempted > 0
+    assert results.failed == 0
