@@ -596,7 +596,7 @@ class TableLog(ApiView):
     def get(self, request: Request, pk: int) -> Response:
         table = _visible_table(request, selectors.table_get(table_id=pk))
         if not visibility.table_shown(user=request.user, table=table):
-            raise Hidden("the log of a table is shown once the table is finished")
+            raise Hidden(visibility.table_hidden_reason(table=table))
         response = _immutable(Response(selectors.table_log(table=table)))
         response["Content-Disposition"] = content_disposition(f"table-{table.pk}.json")
         return response
@@ -606,7 +606,7 @@ def _visible_deal(request: Request, pk: int) -> Deal:
     deal = selectors.deal_get(deal_id=pk)
     _visible_table(request, deal.table)
     if not visibility.deal_shown(user=request.user, deal=deal):
-        raise Hidden("a deal is shown once its table is finished")
+        raise Hidden(visibility.table_hidden_reason(table=deal.table))
     return deal
 
 

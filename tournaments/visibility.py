@@ -139,6 +139,19 @@ def table_shown(*, user: Viewer, table: Table) -> bool:
     )
 
 
+def table_hidden_reason(*, table: Table) -> str:
+    """Why the play and results of ``table`` are not shown yet, in words for a person (the
+    API's 403 and the pages say it); meant for a table :func:`table_shown` refuses."""
+    if table.status != Table.Status.DONE:
+        return f"this table is {table.status}: its deals and results are shown once it is finished"
+    if table.tournament.duplicate and table.round.status != Round.Status.DONE:
+        return (
+            "duplicate play: the other tables of this round play the same deals, so a "
+            "table's deals and results are shown once every table of the round is finished"
+        )
+    return "this table's deals and results are not shown"
+
+
 def tables_shown_q(*, prefix: str = "") -> Q:
     """The tables whose play and results may be shown (:func:`play_shown`), as a filter of
     ``Table`` rows, or of rows that reach a table through ``prefix`` (``"table__"`` for deals,

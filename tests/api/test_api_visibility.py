@@ -69,7 +69,10 @@ def test_a_finished_duplicate_tables_results_wait_for_its_round(world: World) ->
         listed = client.get(f"/api/v1/tournaments/{cup.pk}/tables/?round=1").json()["results"]
         _assert_hidden(next(t for t in listed if t["id"] == first.pk))
         deal = Deal.objects.get(table=first)
-        assert_error(client.get(f"/api/v1/deals/{deal.pk}/"), 403, "hidden")
+        error = assert_error(client.get(f"/api/v1/deals/{deal.pk}/"), 403, "hidden")
+        assert "every table of the round" in error["message"]
+        error = assert_error(client.get(f"/api/v1/tables/{second.pk}/log/"), 403, "hidden")
+        assert "pending" in error["message"]
 
     services.table_run(table_id=second.pk, worker="test", token="test-2")
     for role in ROLES:
