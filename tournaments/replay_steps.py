@@ -34,9 +34,10 @@ Dutch
     swap, ``sums`` each seat's sum at the end.
 
 Each step after 0 also names its seat ``s``, its action ``a``, the decision's time ``sec`` and
-fault ``f``, a sentence ``t`` (with every card the step involves) and ``tp`` (what the other
-seats saw, when that is less), and ``m`` what it ends: ``"pass"`` (the exchange), ``"trick"``,
-``"turn"``.
+fault ``f`` (when not 0 and not none), a sentence ``t`` (with every card the step involves) and
+``tp`` (what the other seats heard, when that is less; ``ta`` false when the acting seat did not
+see it either: an Ace's gift), Dutch's ``hl`` the ``[seat, slot]`` pairs it touched, and ``m``
+what it ends: ``"pass"`` (the exchange of passes), ``"trick"``, ``"turn"``.
 """
 
 from __future__ import annotations
@@ -386,6 +387,30 @@ def _dutch_text(step: _Step) -> tuple[str, str, bool]:
     return full, public, True
 
 
+def _dutch_touched(step: _Step) -> list[JSON]:
+    """The slots a Dutch decision touched, as ``[seat, slot]`` pairs, for the page to point
+    at: the slot replaced, both cards of a Jack's swap, the slot a Queen looked at, where an
+    Ace's gift went, the slot claimed and a wrong claim's penalty card."""
+    act = str(step.action)
+    parts = act.split(":")
+    seat = step.seat
+    history: list[dict[str, JSON]] = step.state.public_history()  # type: ignore[attr-defined]
+    event = next((e for e in history[step.history_before :] if "seat" in e), {})
+    touched: list[JSON] = []
+    if parts[0] in ("replace", "peek", "claim"):
+        touched.append([seat, int(parts[1])])
+    if parts[0] == "claim" and isinstance(event.get("penalty_slot"), int):
+        touched.append([seat, event["penalty_slot"]])
+    if parts[0] == "swap":
+        touched.append([int(parts[1]), int(parts[2])])
+        first = step.before.get("jack")
+        if isinstance(first, dict):
+            touched.append([first["seat"], first["slot"]])
+    if parts[0] == "give" and isinstance(event.get("slot"), int):
+        touched.append([int(parts[1]), event["slot"]])
+    return touched
+
+
 # --- the steps ---------------------------------------------------------------------------------
 
 _StateFn = Callable[[State, int, Mapping[str, JSON]], dict[str, JSON]]
@@ -463,6 +488,8 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
                 entry["sec"] = seconds
             if decision.get("fault"):
                 entry["f"] = str(decision["fault"])
+            if dutch and (touched := _dutch_touched(step)):
+                entry["hl"] = touched
             mark = _mark(current, after)
             if mark:
                 entry["m"] = mark

@@ -179,6 +179,11 @@ def test_a_whole_dutch_round_forward_and_back_in_both_views(
             assert shown.get_attribute("data-card") == games.card_name(pile[-1] % 52)
         else:
             assert shown.count() == 0
+        action = str(deal.log["actions"][k - 1][1]) if k else ""
+        if action.startswith("replace:"):  # the slot the step filled is pointed at
+            seat = deal.log["actions"][k - 1][0]
+            slot = page.locator(f'[data-seat="{seat}"] [data-slot="{action[8:]}"]')
+            assert "touched" in (slot.get_attribute("class") or "")
         if k < last:
             page.keyboard.press("ArrowRight")
     page.get_by_label("View").select_option("2")

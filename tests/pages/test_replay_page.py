@@ -205,6 +205,19 @@ def test_steps_say_hidden_cards_only_to_who_sees_them(world: ReplayWorld) -> Non
         assert re.search(r"draws [2-9TJQKA][SHDC] from the stock$", step["t"])
 
 
+def test_dutch_steps_point_at_the_slots_they_touch(world: ReplayWorld) -> None:
+    steps = replay_steps.deal_replay_steps(replay=_replay(world.deal(world.dutch)))
+    slot_actions = 0
+    for step in steps["steps"][1:]:
+        kind, _, rest = str(step["a"]).partition(":")
+        if kind in ("replace", "peek", "claim"):
+            slot_actions += 1
+            assert [step["s"], int(rest)] in step["hl"], step
+        elif kind in ("draw", "take", "discard", "pass", "dutch"):
+            assert "hl" not in step, step
+    assert slot_actions
+
+
 def test_a_corrupt_log_is_refused_not_replayed(world: ReplayWorld) -> None:
     replay = _replay(world.deal(world.hearts))
     replay["log"]["actions"][5][0] = (replay["log"]["actions"][5][0] + 1) % 4

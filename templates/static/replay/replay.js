@@ -278,12 +278,14 @@ function knowersText(mask) {
 
 function drawDutchSeat(state, seat, box) {
   const row = state[`h${seat}`] || [];
+  const touched = new Set((data.steps[step].hl || []).filter(([s]) => s === seat).map(([, k]) => k));
   const slots = el("ol", "slots");
   slots.dataset.hand = "";
   slots.setAttribute("aria-label", `Slots of seat ${seat}`);
   row.forEach((cell, k) => {
     const slot = el("li", "slot");
     slot.dataset.slot = String(k);
+    if (touched.has(k)) slot.classList.add("touched");
     if (cell === null) {
       slot.classList.add("empty");
       slot.append(el("span", "pcard none", "–"), hidden(`slot ${k} empty`));
