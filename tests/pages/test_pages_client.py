@@ -9,7 +9,13 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.pages.conftest import SiteWorld
-from tests.tournaments.factories import enter_builtins, make_tournament
+from tests.tournaments.factories import (
+    BotFactory,
+    enter,
+    enter_builtins,
+    file_version,
+    make_tournament,
+)
 from tournaments import page_selectors, services
 from tournaments.models import Deal, Table
 
@@ -199,3 +205,23 @@ def test_home_links_to_a_finished_tournament_a_replay_and_the_rankings(
     assert reverse("tournaments:rankings") in start
     assert "Open cup" in html  # open for registration
     assert "Secret draft" not in html
+
+
+@pytest.mark.slow
+def test_a_table_page_says_faults_and_the_replacement_in_plain_words(client: Client) -> None:
+    """A real sandboxed bot answering a card it does not hold, at every decision."""
+    tournament = make_tournament(name="Faulty cup", rounds=1, deals_per_table=1, max_faults=2)
+    enter_builtins(tournament, ["random"] * 3)
+    cheat = enter(tournament, file_version(BotFactory.create(name="cheat"), "illegal"))
+    services.tournament_start(tournament=tournament)
+    services.tournament_run_here(tournament=tournament)
+    table = Table.objects.get(tournament=tournament)
+    html = client.get(reverse("tournaments:table-detail", args=[table.pk])).content.decode()
+    faults = html[html.index('id="faults-title"') :]
+    label = cheat.version.label
+    assert f"<strong>{label}</strong>" in faults
+    assert "played an illegal action at deal 1, decision 1: the first legal action was played" in (
+        faults
+    )
+    assert "&#x27;ZZ&#x27;" in faults  # what it sent, escaped
+    assert f"{label} was replaced: the built-in <em>heuristic</em> bot played the rest" in faults
