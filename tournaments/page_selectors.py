@@ -577,7 +577,8 @@ class TournamentPage:
 
     @functools.cached_property
     def crosstable(self) -> Crosstable:
-        return _crosstable(self.tournament, [line.row.entry for line in self.live.standings])
+        # From the seats the rounds already read: the places of every table shown.
+        return _crosstable(self.rounds, [line.row.entry for line in self.live.standings])
 
 
 def _viewer_key(tournament: Tournament, user: Any) -> str:
@@ -662,24 +663,27 @@ def _seat_lines(table: Table, user: Any, shown: bool) -> list[SeatLine]:
     ]
 
 
-def _crosstable(tournament: Tournament, order: list[Entry]) -> Crosstable:
+def _crosstable(rounds: list[RoundBlock], order: list[Entry]) -> Crosstable:
     """Head to head: for each pair of entries, the tables where one placed ahead of the
-    other and where it placed behind, over every recorded table they shared."""
+    other and where it placed behind, over every table they shared whose results are shown."""
     ahead: dict[tuple[int, int], int] = defaultdict(int)
     met: dict[tuple[int, int], int] = defaultdict(int)
-    for outcome in selectors.tournament_outcomes(tournament=tournament):
-        seated = [
-            (entry, place)
-            for entry, place in zip(outcome.seats, outcome.places, strict=True)
-            if entry is not None
-        ]
-        for a, place_a in seated:
-            for b, place_b in seated:
-                if a == b:
-                    continue
-                met[a, b] += 1
-                if place_a < place_b:
-                    ahead[a, b] += 1
+    for block in rounds:
+        for table in block.tables:
+            if not table.results_shown:
+                continue
+            seated = [
+                (seat.entry_id, seat.place)
+                for seat in table.seats
+                if seat.entry_id is not None and seat.place is not None
+            ]
+            for a, place_a in seated:
+                for b, place_b in seated:
+                    if a == b:
+                        continue
+                    met[a, b] += 1
+                    if place_a < place_b:
+                        ahead[a, b] += 1
     cells: list[list[CrossCell | None]] = []
     for row in order:
         line: list[CrossCell | None] = []

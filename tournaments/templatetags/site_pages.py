@@ -9,7 +9,7 @@ from functools import cache
 
 from django import template
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.page_selectors import CrossCell, SeatLine
@@ -26,33 +26,38 @@ def _bot_url_pattern() -> str:
 @register.simple_tag
 def crosstable_cells(cells: Sequence[CrossCell | None]) -> SafeString:
     """The <td> of one row of the crosstable (the diagonal, the entry against itself, shaded
-    and named for screen readers)."""
-    parts = []
-    for cell in cells:
-        if cell is None:
-            parts.append('<td class="self"><span class="visually-hidden">itself</span></td>')
-        else:
-            parts.append(format_html("<td>{}</td>", cell.label))
-    return mark_safe("".join(parts))
+    and named for screen readers). A cell's label is made of two integers: nothing to
+    escape."""
+    return mark_safe(
+        "".join(
+            '<td class="self"><span class="visually-hidden">itself</span></td>'
+            if cell is None
+            else f"<td>{int(cell.ahead)}\u2013{int(cell.behind)}</td>"
+            if cell.met
+            else "<td></td>"
+            for cell in cells
+        )
+    )
 
 
 @register.simple_tag
 def seat_list(seats: Sequence[SeatLine], results_shown: bool) -> SafeString:
-    """A table's seats on one line: "0: Bot v1 (place 2, score 13); 1: ..."."""
+    """A table's seats on one line: "0: Bot v1 (place 2, score 13); 1: ...". The label is
+    escaped; the rest is integers."""
     pattern = _bot_url_pattern()
-
-    def one(seat: SeatLine) -> SafeString:
+    parts = []
+    for seat in seats:
+        label = escape(seat.label)
         name = (
-            format_html('<a href="{}">{}</a>', pattern.format(seat.bot_id), seat.label)
+            f'<a href="{pattern.format(int(seat.bot_id))}">{label}</a>'
             if seat.bot_id is not None
-            else format_html("{}", seat.label)
+            else label
         )
         result = (
-            format_html(" (place {}, score {})", seat.place, seat.score)
+            f" (place {int(seat.place)}, score {int(seat.score or 0)})"
             if results_shown and seat.place is not None
             else ""
         )
         css = ' class="mine"' if seat.mine else ""
-        return format_html("<span{}>{}: {}{}</span>", mark_safe(css), seat.position, name, result)
-
-    return format_html_join("; ", "{}", ((one(seat),) for seat in seats))
+        parts.append(f"<span{css}>{int(seat.position)}: {name}{result}</span>")
+    return mark_safe("; ".join(parts))
