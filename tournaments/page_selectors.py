@@ -1278,7 +1278,7 @@ def tournament_audit_page(*, tournament_id: int, user: Any) -> TournamentAuditPa
             return TournamentAuditPage(
                 tournament=tournament, audit=services.TournamentAudit(**stored), cached=True
             )
-    audit = services.tournament_audit(tournament=tournament)
+    audit = services.tournament_audit(tournament=tournament, shown_only=True)
     if final:
         cache.set(key, dataclasses.asdict(audit), None)
     return TournamentAuditPage(tournament=tournament, audit=audit, cached=False)

@@ -10,7 +10,7 @@ import games
 from games.base import JSON
 from games.errors import GameError
 from games.log import verify_deal
-from tournaments import judging, seeds
+from tournaments import judging, seeds, visibility
 from tournaments.models import (
     Deal,
     Table,
@@ -106,22 +106,24 @@ def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealA
     return DealAudit(deal.pk, table.pk, deal.index, not problems, tuple(problems))
 
 
-def tournament_audit(*, tournament: Tournament) -> TournamentAudit:
+def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> TournamentAudit:
     """Audit every recorded deal of a tournament, each table's totals and places, and, once
-    the seed is revealed, the commitment and every table's deal seed."""
+    the seed is revealed, the commitment and every table's deal seed. With ``shown_only``,
+    only the tables whose play may be shown (``visibility.tables_shown_q``): a problem names
+    a table's scores, places and seeds, so a public report leaves out a duplicate round
+    still being played."""
     problems: list[str] = []
     commitment_ok: bool | None = None
-    seed = tournament.revealed_seed
+    seed = visibility.shown_seed(tournament=tournament)
     if seed is not None:
         commitment_ok = seeds.commitment_matches(seed, tournament.commitment)
         if not commitment_ok:
             problems.append("the revealed seed does not match the published commitment")
     engine = judging.tournament_engine(tournament=tournament)
-    tables = (
-        Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
-        .select_related("round", "tournament")
-        .order_by("round__number", "number")
-    )
+    tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
+    if shown_only:
+        tables = tables.filter(visibility.tables_shown_q())
+    tables = tables.select_related("round", "tournament").order_by("round__number", "number")
     deal_count = table_count = 0
     for table in tables:
         table_count += 1
