@@ -877,6 +877,7 @@ class TablePage:
     replaced: list[str]
     times: list[TimeLine]
     house_bot: str
+    hidden_reason: str
 
 
 def table_page(*, table_id: int, user: Any) -> TablePage:
@@ -959,6 +960,7 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
         replaced=replaced,
         times=times,
         house_bot=table.tournament.house_bot,
+        hidden_reason="" if shown else visibility.table_hidden_reason(table=table),
     )
 
 
@@ -1225,6 +1227,8 @@ class DealAuditPage:
     audit: services.DealAudit
 
 
+# The replay page's refusals (tournaments/replay_steps.py); the audit page says
+# visibility.table_hidden_reason.
 HIDDEN_DEAL = "this deal is hidden until its table is finished"
 HIDDEN_DUPLICATE_DEAL = (
     "this deal is hidden until every table of its round is finished (in duplicate play the "
@@ -1244,11 +1248,7 @@ def deal_audit_page(*, deal_id: int, user: Any) -> DealAuditPage:
     except Deal.DoesNotExist:
         raise Http404("no such deal") from None
     if not table_results_visible(table=deal.table):
-        raise PermissionDenied(
-            HIDDEN_DUPLICATE_DEAL
-            if deal.table.tournament.duplicate and deal.table.status == Table.Status.DONE
-            else HIDDEN_DEAL
-        )
+        raise PermissionDenied(visibility.table_hidden_reason(table=deal.table))
     return DealAuditPage(
         deal=deal,
         table=deal.table,

@@ -135,11 +135,11 @@ def test_a_duplicate_round_still_playing_hides_its_finished_tables(client: Clien
     assert deal is not None
 
     html = client.get(reverse("tournaments:table-detail", args=[first.pk])).content.decode()
-    assert "the other tables of its round play the same deals" in html
+    assert "Duplicate play: the other tables of this round play the same deals" in html
     assert 'id="score-sheet"' not in html
     response = client.get(reverse("tournaments:deal-audit", args=[deal.pk]))
     assert response.status_code == 403
-    assert b"every table of its round is finished" in response.content  # templates/403.html
+    assert b"once every table of the round is finished" in response.content  # 403.html
     assert b"Hidden for now" in response.content
     page = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk]))
     assert tournament.seed not in page.content.decode()

@@ -77,7 +77,9 @@ def test_a_running_table_shows_nothing_hidden(
 
     page.goto(f"/tables/{table.pk}/")
     expect(page.locator("h1")).to_have_text("Round 1, table 1")
-    assert "its cards, scores and log appear once it is finished" in page.inner_text("main")
+    assert "This table is running: its deals and results are shown once it is finished" in (
+        page.inner_text("main")
+    )
     assert page.locator("#score-sheet").count() == 0
     assert page.get_by_text("Download the table's log").count() == 0
     assert not axe_violations(page)
