@@ -94,7 +94,7 @@ def named_api(game: Game[object], seed: int, deal_indexes: Callable[[int], int])
 def fast_path(game: HeartsGame, seed: int, deal_indexes: Callable[[int], int]) -> Deal:
     rng = random.Random(seed)
     cards = game.rules.hand_size * game.players + (
-        game.rules.leftover_count if game.stock_mode else 0
+        game.rules.leftover_count if game.table.stock_mode else 0
     )
 
     def deal(k: int) -> int:

@@ -2,13 +2,17 @@
 
 Actions are JSON-safe values (a card name, a sorted list of card names, a small dict): what a
 bot sends is what the engine checks, and what the replay log keeps.
+
+This module is the bottom of the engine's layers: games.registry registers Game subclasses and
+games.log verifies the replay logs that :meth:`Match.log` writes (the format is documented
+there); neither is imported here.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Generic, TypeAlias, TypeVar
 
 from games.options import OptionInfo, build_rules, describe_options, rules_as_json
@@ -36,6 +40,19 @@ class Trick:
             "winner": self.winner,
             "points": self.points,
         }
+
+
+def running_totals(deal_points: Iterable[Sequence[int]], players: int) -> list[int]:
+    """Each seat's sum of the points of some deals.
+
+    >>> running_totals([[1, 2, 0], [5, 0, -1]], 3)
+    [6, 2, -1]
+    """
+    totals = [0] * players
+    for points in deal_points:
+        for seat, p in enumerate(points):
+            totals[seat] += p
+    return totals
 
 
 def places_for(scores: Sequence[int], *, lower_is_better: bool) -> list[int]:
@@ -118,6 +135,9 @@ class Game(abc.ABC, Generic[RulesT]):
     preset_docs: ClassVar[Mapping[str, str]] = {}
     default_preset: ClassVar[str]
     lower_is_better: ClassVar[bool] = True
+    #: A match's number of deals (``fixed_deals``) must be a multiple of this (Roi: a game is
+    #: ten deals, one per contract).
+    deals_multiple: ClassVar[int] = 1
 
     def __init__(self, rules: RulesT, preset: str) -> None:
         self.rules: RulesT = rules
@@ -143,6 +163,36 @@ class Game(abc.ABC, Generic[RulesT]):
     def players(self) -> int:
         """The number of seats."""
 
+    @property
+    @abc.abstractmethod
+    def decisions_per_deal(self) -> int:
+        """The decisions (actions, all seats together) a deal is expected to take, for time
+        budgets: exact or an upper bound where the rules fix it, an estimate where play
+        decides (each game documents which)."""
+
+    @property
+    def has_passes(self) -> bool:
+        """Whether some deal of these rules opens with a pass phase, in which every seat gives
+        cards to another (the pass actions are lists of cards; see :meth:`passes`)."""
+        return False
+
+    def passes(self, actions: Iterable[Sequence[JSON]]) -> list[JSON] | None:
+        """The cards each seat passed in one deal, by seat, read from that deal's
+        ``[seat, action]`` pairs in order (:meth:`State.history`, or a replay log's
+        ``actions``); None when the deal had no pass, always so without a pass phase."""
+        return None
+
+    def round_deals_up(self, deals: int) -> int:
+        """The fewest deals, at least ``deals``, that a match of these rules may be fixed to
+        (a multiple of :attr:`deals_multiple`).
+
+        >>> import games
+        >>> games.load("hearts").round_deals_up(2), games.load("roi").round_deals_up(2)
+        (2, 10)
+        """
+        multiple = self.deals_multiple
+        return -(-deals // multiple) * multiple
+
     @abc.abstractmethod
     def new_deal(
         self,
@@ -162,11 +212,7 @@ class Game(abc.ABC, Generic[RulesT]):
 
     def match_scores(self, deal_points: Sequence[Sequence[int]]) -> list[int]:
         """Final scores of a match from its deals' points (default: the running totals)."""
-        totals = [0] * self.players
-        for points in deal_points:
-            for seat, p in enumerate(points):
-                totals[seat] += p
-        return totals
+        return running_totals(deal_points, self.players)
 
     def places(self, scores: Sequence[int]) -> list[int]:
         """Places for final scores (1 = best, ties share)."""
@@ -218,11 +264,7 @@ class Match:
 
     def totals(self) -> list[int]:
         """Running totals of the finished deals."""
-        totals = [0] * self.game.players
-        for points in self.deal_points():
-            for seat, p in enumerate(points):
-                totals[seat] += p
-        return totals
+        return running_totals(self.deal_points(), self.game.players)
 
     def scores(self) -> list[int]:
         """Final scores by the game's rule (Roi floors at 0); equal to totals for most games."""
@@ -236,7 +278,38 @@ class Match:
         return [*self.finished, self.state]
 
     def log(self) -> dict[str, JSON]:
-        """The replay log of the match so far (see games.log)."""
-        from games.log import match_log
+        """The replay log of the match so far (its format: games.log)."""
+        over = self.is_over()
+        return {
+            "format": LOG_FORMAT,
+            "version": LOG_VERSION,
+            "game": self.game.name,
+            "preset": self.game.preset,
+            "options": self.game.options(),
+            "seed": self.seed,
+            "deals": [deal_log(s) for s in self.deals()],
+            "totals": _json_ints(self.totals()),
+            "scores": _json_ints(self.scores() if over else None),
+            "places": _json_ints(self.places() if over else None),
+        }
 
-        return match_log(self)
+
+# --- replay logs: written here, where matches and deals are; read by games.log.verify ---------
+
+#: The ``format`` and ``version`` of every replay log (games.log documents the format).
+LOG_FORMAT = "tapis-replay"
+LOG_VERSION = 1
+
+
+def _json_ints(values: list[int] | None) -> JSON:
+    return None if values is None else list[JSON](values)
+
+
+def deal_log(state: State) -> dict[str, JSON]:
+    """The log entry of one deal (finished or not)."""
+    return {
+        "index": state.deal_index,
+        "deal": state.deal_record(),
+        "actions": [[seat, action] for seat, action in state.history()],
+        "points": _json_ints(state.points()),
+    }

@@ -106,6 +106,24 @@ def cards_of(cards: CardSet) -> Iterator[Card]:
 
 #: The name of every card id: ``CARD_NAMES[c] == card_name(c)``.
 CARD_NAMES: Final[tuple[str, ...]] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(DECK_SIZE))
+#: The set of each single card: ``CARD_BITS[c] == 1 << c``.
+CARD_BITS: Final[tuple[CardSet, ...]] = tuple(1 << c for c in range(DECK_SIZE))
+
+
+def _card_ids() -> dict[str, Card]:
+    ids: dict[str, Card] = {}
+    for card, name in enumerate(CARD_NAMES):
+        rank, suit = name[0], name[1]
+        for r in (rank, rank.lower(), *(["10"] if rank == "T" else [])):
+            for s in (suit, suit.lower()):
+                ids[r + s] = card
+    return ids
+
+
+#: The card of every spelling :func:`parse_card` accepts without surrounding spaces (``"QS"``,
+#: ``"qs"``, ``"10D"``...): the engines check an action with one lookup, and only what is not
+#: here goes to parse_card for its error message.
+CARD_IDS: Final[dict[str, Card]] = _card_ids()
 
 
 def _suit_name_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
@@ -122,16 +140,17 @@ def _suit_name_tables() -> tuple[tuple[tuple[str, ...], ...], ...]:
 
 #: ``SUIT_NAME_TABLES[suit][ranks]``: the sorted names of the cards of that suit whose ranks are
 #: the bits of the 13-bit mask ``ranks``, so that the names of a hand are four lookups (the
-#: engines' hot path).
+#: engines' hot path: the legal cards when following suit are one).
 SUIT_NAME_TABLES: Final[tuple[tuple[tuple[str, ...], ...], ...]] = _suit_name_tables()
-_CLUB_NAMES: Final = SUIT_NAME_TABLES[0]
-_DIAMOND_NAMES: Final = SUIT_NAME_TABLES[1]
-_HEART_NAMES: Final = SUIT_NAME_TABLES[2]
-_SPADE_NAMES: Final = SUIT_NAME_TABLES[3]
+_CLUB_NAMES: Final = SUIT_NAME_TABLES[CLUBS]
+_DIAMOND_NAMES: Final = SUIT_NAME_TABLES[DIAMONDS]
+_HEART_NAMES: Final = SUIT_NAME_TABLES[HEARTS]
+_SPADE_NAMES: Final = SUIT_NAME_TABLES[SPADES]
 
 
 def names_of(cards: CardSet) -> list[str]:
-    """The sorted names of the cards of a set (table driven).
+    """The sorted names of the cards of a set (table driven: every engine lists hands, legal
+    cards and records through it).
 
     >>> names_of((1 << 49) | 1 | (1 << 26))
     ['2C', '2H', 'QS']

@@ -6,10 +6,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules = subparsers.add_parser("rules", help="list games, presets and rule options")
     rules.add_argument("game", nargs="?", help="only this game")
     rules.add_argument("--json", action="store_true", help="machine-readable output")
@@ -24,28 +23,27 @@ def add_parser(subparsers: Any) -> None:
 def _rules(args: argparse.Namespace) -> int:
     import games
 
-    entries = games.catalogue()
+    names = games.game_names()
     if args.game is not None:
-        entries = [e for e in entries if e["name"] == args.game]
-        if not entries:
+        if args.game not in names:
             print(f"tapis rules: unknown game {args.game!r}", file=sys.stderr)
             return 2
+        names = [args.game]
     if args.json:
-        print(json.dumps(entries, indent=2))
+        print(json.dumps([e for e in games.catalogue() if e["name"] in names], indent=2))
         return 0
-    for entry in entries:
-        print(f"{entry['name']}: {entry['title']}")
-        presets: list[dict[str, Any]] = entry["presets"]  # type: ignore[assignment]
-        for preset in presets:
-            default = " (default)" if preset["name"] == entry["default_preset"] else ""
-            values = ", ".join(f"{k}={v}" for k, v in preset["values"].items())
-            print(f"  preset {preset['name']}{default}: {preset['doc']}")
+    for name in names:
+        cls = games.game_class(name)
+        print(f"{name}: {cls.title}")
+        for preset, preset_values in cls.presets.items():
+            default = " (default)" if preset == cls.default_preset else ""
+            values = ", ".join(f"{k}={v}" for k, v in preset_values.items())
+            print(f"  preset {preset}{default}: {cls.preset_docs.get(preset, '')}")
             if values:
                 print(f"    {values}")
-        options: list[dict[str, Any]] = entry["options"]  # type: ignore[assignment]
-        for option in options:
-            print(f"  --{option['name']} ({option['allowed']}; default {option['default']!r})")
-            print(f"      {option['doc']}")
+        for option in cls.describe_options():
+            print(f"  --{option.name} ({option.allowed()}; default {option.default!r})")
+            print(f"      {option.doc}")
         print()
     return 0
 

@@ -69,6 +69,9 @@ EMPTY: CardId = -1  # an empty slot
 #: The most turns per player a round may be capped at: with 10 players a round then stays
 #: within a few tens of thousands of decisions (each is a recorded step of the deal).
 MAX_TURN_CAP = 200
+#: Turns per player before some player calls Dutch, for :attr:`DutchGame.decisions_per_deal`:
+#: a little above what bots that call on a low sum take.
+ESTIMATED_TURNS = 8
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -1024,6 +1027,15 @@ class DutchGame(Game[DutchRules]):
     @property
     def players(self) -> int:
         return self.rules.players
+
+    @property
+    def decisions_per_deal(self) -> int:
+        """An estimate, since play decides a round's length: ESTIMATED_TURNS turns per player
+        (or turn_cap, if fewer), each of about ``players + 3`` decisions (draw, place, call,
+        and a chance to claim for every other player). Players that never call make a round
+        last ``players * turn_cap`` turns (docs/operations.md, *Engine figures*)."""
+        n = self.rules.players
+        return n * min(self.rules.turn_cap, ESTIMATED_TURNS) * (n + 3)
 
     def new_deal(
         self,

@@ -23,11 +23,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final, cast
 
-from games.base import JSON, Action, Game, State, Trick
+from games.base import JSON, Action, Game, State, Trick, running_totals
 from games.cards import (
+    CARD_IDS,
     CARD_NAMES,
     CLUBS,
     DECK_SIZE,
@@ -66,43 +67,15 @@ PENALTY_CARDS: Final[CardSet] = HEART_CARDS | QS_BIT
 MOON_POINTS: Final = 26
 TD_BONUS_POINTS: Final = -10
 
-_BITS: Final[tuple[CardSet, ...]] = tuple(1 << c for c in range(DECK_SIZE))
-NAMES: Final[tuple[str, ...]] = CARD_NAMES
-
-
-def _card_ids() -> dict[str, Card]:
-    """Every spelling of every card name that the fast parser knows (others go to parse_card)."""
-    ids: dict[str, Card] = {}
-    for card, name in enumerate(NAMES):
-        rank, suit = name[0], name[1]
-        ranks = [rank, rank.lower()] + (["10"] if rank == "T" else [])
-        for r in ranks:
-            for s in (suit, suit.lower()):
-                ids[r + s] = card
-    return ids
-
-
-CARD_IDS: Final[dict[str, Card]] = _card_ids()
-#: The same spellings -> the card's bit (``1 << card``): the play phase's hot path.
+#: games.cards.CARD_IDS by the card's bit (``1 << card``): the state keeps the cards in play
+#: as bits, so the play phase's hot path checks a card name with one lookup and one bit test.
 BIT_OF_NAME: Final[dict[str, CardSet]] = {name: 1 << card for name, card in CARD_IDS.items()}
-_NAME_OF_BIT: Final[dict[CardSet, str]] = {1 << card: name for card, name in enumerate(NAMES)}
-
-
-_NAME_TABLES: Final = SUIT_NAME_TABLES
-_CLUB_NAMES: Final = SUIT_NAME_TABLES[CLUBS]
-_DIAMOND_NAMES: Final = SUIT_NAME_TABLES[DIAMONDS]
-_HEART_NAMES: Final = SUIT_NAME_TABLES[HEARTS]
-_SPADE_NAMES: Final = SUIT_NAME_TABLES[SPADES]
+_NAME_OF_BIT: Final[dict[CardSet, str]] = {1 << card: name for card, name in enumerate(CARD_NAMES)}
 
 
 def _json_names(cards: CardSet) -> list[JSON]:
-    """:func:`names_of`, typed as JSON for observations and records."""
-    return [
-        *_CLUB_NAMES[cards & 0x1FFF],
-        *_DIAMOND_NAMES[(cards >> 13) & 0x1FFF],
-        *_HEART_NAMES[(cards >> 26) & 0x1FFF],
-        *_SPADE_NAMES[cards >> 39],
-    ]
+    """:func:`names_of`, typed as the JSON of observations and records."""
+    return cast("list[JSON]", names_of(cards))
 
 
 def card_points(card: Card, *, td_bonus: bool) -> int:
@@ -254,10 +227,15 @@ class HeartsRules:
 
 
 class PlayRules:
-    """A game's rules as the play reads them: plain ints, bools and tuples. HeartsGame (a
-    registered subclass of games.base.Game) stays a Python class when compiled, whose
-    attributes are dictionary lookups; this one is a native class for mypyc, whose attributes
-    are C fields: the state and the fast path read it at every trick."""
+    """The rules as the play reads them: :class:`HeartsRules`' options turned into ints, card
+    masks and tables once per game, and the scoring and dealing steps that use them.
+
+    Why apart from HeartsRules and HeartsGame: compiled by mypyc this is a native class whose
+    attributes are C fields, read at every card by the state and the fast path, whereas
+    HeartsRules (a dataclass of declared options) and HeartsGame (a subclass of the
+    interpreted games.base.Game) stay Python objects whose attributes are dictionary lookups.
+    A game holds one as ``game.table``.
+    """
 
     __slots__ = (
         "dealt_cards",
@@ -269,6 +247,7 @@ class PlayRules:
         "offsets",
         "pass_count",
         "play_breaks",
+        "points_of_bit",
         "points_table",
         "stock_mode",
         "td_bit",
@@ -298,10 +277,16 @@ class PlayRules:
             rules.moon, _MOON_SELF
         )
         self.offsets = tuple(PASS_OFFSETS[d] % n for d in rules.pass_schedule.split("-"))
+        #: A card's points by card id, and by card bit (the tricks of observations).
         self.points_table = tuple(card_points(c, td_bonus=rules.td_bonus) for c in range(DECK_SIZE))
+        self.points_of_bit = {1 << c: p for c, p in enumerate(self.points_table)}
 
     def taken_points(self, won: Sequence[CardSet]) -> list[int]:
-        """See HeartsGame.taken_points."""
+        """The points of the cards each seat has taken (hearts, QS, TD bonus), before the moon.
+
+        >>> PlayRules(HeartsRules(td_bonus=True)).taken_points([1 << 49 | 1 << 21, 1 << 26])
+        [3, 1]
+        """
         td_bit = self.td_bit
         return [
             (cards & HEART_CARDS).bit_count()
@@ -311,7 +296,7 @@ class PlayRules:
         ]
 
     def score(self, won: Sequence[CardSet]) -> list[int]:
-        """See HeartsGame.score."""
+        """A finished deal's points from the cards each seat took, after the moon rule."""
         final = self.taken_points(won)
         mode = self.moon_mode
         if mode != _MOON_NONE:
@@ -326,16 +311,19 @@ class PlayRules:
         return final
 
     def dealer(self, deal_index: int) -> int:
-        """See HeartsGame.dealer."""
+        """The dealer of a deal: seat ``deal_index % players`` (the deal passes to the left).
+        It only matters in two-player Hearts, when no hand holds a club."""
         return deal_index % self.n
 
     def pass_offset(self, deal_index: int) -> int:
-        """See HeartsGame.pass_offset."""
+        """Seat offset of the receiver of each pass in that deal (0: no pass)."""
         offsets = self.offsets
         return offsets[deal_index % len(offsets)]
 
     def deal(self, deck: Sequence[Card]) -> tuple[list[CardSet], list[Card]]:
-        """The hands and the left-over cards dealt from a shuffled deck (see HeartsGame.deal)."""
+        """The hands (bitmasks) and the left-over cards dealt from a shuffled deck: card
+        ``deck[i]`` goes to seat ``i % players`` for the first ``hand_size * players`` cards;
+        the rest, in order, are the reserve or the stock (top first). See docs/dealing.md."""
         n, dealt = self.n, self.dealt_cards
         hands = []
         for seat in range(n):
@@ -350,7 +338,15 @@ class PlayRules:
 
 
 class Phase(enum.IntEnum):
-    """The phases of a deal; each has its own legal/apply methods."""
+    """The phases of a deal, and the methods of :class:`HeartsState` that play each one.
+
+    PASS: ``_legal_pass`` and ``_apply_pass`` (every seat in turn, then the exchange).
+    PLAY: ``_legal_play``, and ``apply_action`` itself: its first lines are the play phase's
+    apply, inlined because every simulation goes through them; any other action (a pass, a
+    card spelt another way, an illegal one) goes on to ``_apply_other``. The legal cards are
+    kept up to date as cards fall (``_legal``, and ``_names`` when they are of one suit).
+    OVER: no action.
+    """
 
     PASS = 0
     PLAY = 1
@@ -467,13 +463,7 @@ class HeartsState(State):
         if names is not None:  # following suit, or the deal is over: a ready tuple
             return list(names)
         if self._phase is _PLAY:
-            legal = self._legal
-            return [
-                *_CLUB_NAMES[legal & 0x1FFF],
-                *_DIAMOND_NAMES[(legal >> 13) & 0x1FFF],
-                *_HEART_NAMES[(legal >> 26) & 0x1FFF],
-                *_SPADE_NAMES[legal >> 39],
-            ]
+            return self._legal_play()
         return self._legal_pass()
 
     def apply_action(self, action: object) -> None:
@@ -511,7 +501,7 @@ class HeartsState(State):
         bits = (hand >> shift) & 0x1FFF
         if bits:
             self._legal = bits << shift
-            self._names = _NAME_TABLES[led][bits]
+            self._names = SUIT_NAME_TABLES[led][bits]
         else:
             self._discard(hand)
 
@@ -560,24 +550,24 @@ class HeartsState(State):
             "seed": self._seed,
             "hands": [_json_names(hand) for hand in self._dealt],
         }
-        if self._g.stock_mode:
-            record["stock"] = [NAMES[c] for c in self._stock]
+        if self._t.stock_mode:
+            record["stock"] = [CARD_NAMES[c] for c in self._stock]
         elif self._g.rules.leftover_count:
             record["reserve"] = _json_names(self._reserve)
         return record
 
     def tricks(self) -> list[Trick]:
-        points = self._g.points_table
+        points = self._t.points_table
         out = []
         for leader, bits, winner in self._tricks:
             cards = [bit.bit_length() - 1 for bit in bits]
-            names = tuple(NAMES[c] for c in cards)
+            names = tuple(CARD_NAMES[c] for c in cards)
             out.append(Trick(leader, names, winner, sum(points[c] for c in cards)))
         return out
 
     def _tricks_json(self) -> list[JSON]:
         """``[t.as_json() for t in self.tricks()]``, built directly: every observation has it."""
-        points = self._g.points_of_bit.__getitem__
+        points = self._t.points_of_bit.__getitem__
         name_of = _NAME_OF_BIT.__getitem__
         return [
             {
@@ -646,11 +636,11 @@ class HeartsState(State):
             },
             "tricks": self._tricks_json(),
             "hearts_broken": self._broken,
-            "points_taken": list[JSON](g.taken_points(self._won)),
+            "points_taken": list[JSON](self._t.taken_points(self._won)),
         }
-        if g.stock_mode:
+        if self._t.stock_mode:
             obs["stock_size"] = len(self._stock) - self._stock_pos
-            obs["drawn"] = [NAMES[c] for c in self._draws[seat]]
+            obs["drawn"] = [CARD_NAMES[c] for c in self._draws[seat]]
         elif g.rules.leftover_count:
             obs["reserve_size"] = g.rules.leftover_count
             obs["reserve"] = _json_names(self._reserve) if self._tricks else None
@@ -685,7 +675,7 @@ class HeartsState(State):
             raise IllegalActionError(f"not a card id: {card!r}")
         if not (self._legal >> card) & 1:
             raise IllegalActionError(self._why_illegal(card))
-        self.apply_action(NAMES[card])
+        self.apply_action(CARD_NAMES[card])
 
     def apply_pass_mask(self, cards: CardSet) -> None:
         """The pass of the seat to act, as a bitmask of exactly pass_count held cards."""
@@ -710,11 +700,15 @@ class HeartsState(State):
             card = self._parse_play(action)
             if not (self._legal >> card) & 1:
                 raise IllegalActionError(self._why_illegal(card))
-            self.apply_action(NAMES[card])
+            self.apply_action(CARD_NAMES[card])
         elif phase is _PASS:
             self._apply_pass(action)
         else:
             raise IllegalActionError("the deal is over: no more actions")
+
+    def _legal_play(self) -> list[Action]:
+        """A lead or a discard (a card of any suit): the names of the legal cards."""
+        return cast("list[Action]", names_of(self._legal))
 
     def _legal_pass(self) -> list[Action]:
         names = names_of(self._hands[self._current])
@@ -738,9 +732,9 @@ class HeartsState(State):
             if card is None:
                 card = _parse_name(item)
             if (cards >> card) & 1:
-                raise IllegalActionError(f"you may not pass {NAMES[card]} twice")
+                raise IllegalActionError(f"you may not pass {CARD_NAMES[card]} twice")
             if not (hand >> card) & 1:
-                raise IllegalActionError(f"you do not hold {NAMES[card]}")
+                raise IllegalActionError(f"you do not hold {CARD_NAMES[card]}")
             cards |= 1 << card
         self._pass_cards(cards)
 
@@ -828,7 +822,7 @@ class HeartsState(State):
         return _parse_name(action)
 
     def _why_illegal(self, card: Card) -> str:
-        name = NAMES[card]
+        name = CARD_NAMES[card]
         hand = self._hands[self._current]
         if not (hand >> card) & 1:
             return f"you do not hold {name}"
@@ -843,7 +837,7 @@ class HeartsState(State):
         if self._trick_no == 0:
             lead = self._first_lead
             if lead & (lead - 1) == 0:
-                return f"the first lead must be {NAMES[lead.bit_length() - 1]}"
+                return f"the first lead must be {CARD_NAMES[lead.bit_length() - 1]}"
             return (
                 f"no points on the first trick: you may not lead {name} while you hold cards "
                 f"other than hearts and QS"
@@ -939,48 +933,34 @@ class HeartsGame(Game[HeartsRules]):
     def __init__(self, rules: HeartsRules, preset: str) -> None:
         super().__init__(rules, preset)
         #: What the play reads of these rules (the state and the fast path hold it).
-        self.table = table = PlayRules(rules)
-        self.n = table.n
-        self.stock_mode = table.stock_mode
-        self.points_table: tuple[int, ...] = table.points_table
-        #: The same by card bit (``1 << card``), for the tricks of observations.
-        self.points_of_bit: dict[CardSet, int] = {
-            1 << c: p for c, p in enumerate(self.points_table)
-        }
+        self.table = PlayRules(rules)
 
     @property
     def players(self) -> int:
-        return self.n
+        return self.table.n
 
-    def taken_points(self, won: Sequence[CardSet]) -> list[int]:
-        """The points of the cards each seat has taken (hearts, QS, TD bonus), before the moon.
+    @property
+    def decisions_per_deal(self) -> int:
+        """Exact for a deal with a pass, and its upper bound otherwise: every card played
+        (every trick, every seat) and, when some deal of the schedule has a pass, one pass
+        per seat."""
+        table = self.table
+        return table.n * (table.tricks_per_deal + (1 if self.has_passes else 0))
 
-        >>> HeartsGame.from_preset("classic-fr", {}).taken_points([1 << 49 | 1 << 21, 1 << 26])
-        [3, 1]
-        """
-        return self.table.taken_points(won)
+    @property
+    def has_passes(self) -> bool:
+        return any(self.table.offsets)
 
-    def score(self, won: Sequence[CardSet]) -> list[int]:
-        """A finished deal's points from the cards each seat took, after the moon rule."""
-        return self.table.score(won)
-
-    def dealer(self, deal_index: int) -> int:
-        """The dealer of a deal: seat ``deal_index % players`` (the deal passes to the left).
-        It only matters in two-player Hearts, when no hand holds a club."""
-        return self.table.dealer(deal_index)
-
-    def pass_offset(self, deal_index: int) -> int:
-        """Seat offset of the receiver of each pass in that deal (0: no pass)."""
-        return self.table.pass_offset(deal_index)
-
-    def deal(self, seed: int, deal_index: int) -> tuple[list[CardSet], list[Card]]:
-        """The hands (bitmasks) and the left-over cards (in deck order) of a seeded deal.
-
-        The deck is ``shuffled(52, seed=seed, deal_index=deal_index)`` (games.dealing): card
-        ``deck[i]`` goes to seat ``i % players`` for the first ``hand_size * players`` cards;
-        the rest, in order, are the reserve or the stock (top first). See docs/dealing.md.
-        """
-        return self.table.deal(shuffled(DECK_SIZE, seed=seed, deal_index=deal_index))
+    def passes(self, actions: Iterable[Sequence[JSON]]) -> list[JSON] | None:
+        """The pass phase is the deal's first actions, each a list of cards."""
+        passed: list[JSON] = [None] * self.table.n
+        found = False
+        for seat, action, *_ in actions:
+            if not isinstance(action, list) or not isinstance(seat, int):
+                break
+            passed[seat] = action
+            found = True
+        return passed if found else None
 
     def new_deal(
         self,
@@ -991,7 +971,9 @@ class HeartsGame(Game[HeartsRules]):
         reserve: Sequence[str] | None = None,
         stock: Sequence[str] | None = None,
     ) -> HeartsState:
-        """A deal from (seed, deal_index), or from explicit hands (card names).
+        """A deal from (seed, deal_index): the deck ``shuffled(52, seed=seed,
+        deal_index=deal_index)`` (games.dealing) dealt by :meth:`PlayRules.deal`; or from
+        explicit hands (card names).
 
         With explicit hands, ``reserve`` (reserve mode) or ``stock`` (stock mode, top card
         first) may be given; by default they are the cards no hand holds, in ascending order.
@@ -1004,7 +986,8 @@ class HeartsGame(Game[HeartsRules]):
             if reserve is not None or stock is not None:
                 raise GameError("reserve and stock go with explicit hands, not with a seed")
             checked = checked_seed(seed)
-            masks, leftover = self.deal(checked, deal_index)
+            deck = shuffled(DECK_SIZE, seed=checked, deal_index=deal_index)
+            masks, leftover = self.table.deal(deck)
             return HeartsState(self, deal_index, checked, masks, leftover)
         if seed is not None:
             raise GameError("give a seed or explicit hands, not both")
@@ -1018,7 +1001,7 @@ class HeartsGame(Game[HeartsRules]):
         reserve: Sequence[str] | None,
         stock: Sequence[str] | None,
     ) -> HeartsState:
-        n, size = self.n, self.rules.hand_size
+        n, size = self.table.n, self.rules.hand_size
         if isinstance(hands, str) or len(hands) != n:
             raise GameError(f"a {n}-player deal needs {n} hands")
         seen = 0
@@ -1030,12 +1013,12 @@ class HeartsGame(Game[HeartsRules]):
             for name in hand:
                 card = _parse_deal_card(name)
                 if (seen >> card) & 1:
-                    raise GameError(f"{NAMES[card]} is dealt twice")
+                    raise GameError(f"{CARD_NAMES[card]} is dealt twice")
                 seen |= 1 << card
                 mask |= 1 << card
             masks.append(mask)
         rest = [c for c in range(DECK_SIZE) if not (seen >> c) & 1]
-        if self.stock_mode:
+        if self.table.stock_mode:
             if reserve is not None:
                 raise GameError("these rules have a stock, not a reserve")
             leftover = rest if stock is None else _leftover(stock, rest, "stock")
@@ -1056,7 +1039,7 @@ class HeartsGame(Game[HeartsRules]):
         for key, value in (("reserve", reserve), ("stock", stock)):
             if value is not None and not isinstance(value, list):
                 raise GameError(f"a deal record's {key} is a list of card names")
-        if self.stock_mode and stock is None:
+        if self.table.stock_mode and stock is None:
             raise GameError("a two-player deal record needs its 'stock'")
         return self._explicit_deal(
             deal_index,
@@ -1070,11 +1053,7 @@ class HeartsGame(Game[HeartsRules]):
         fixed = self.rules.fixed_deals
         if fixed > 0:
             return len(deal_points) >= fixed
-        totals = [0] * self.n
-        for points in deal_points:
-            for seat, p in enumerate(points):
-                totals[seat] += p
-        return max(totals) >= self.rules.target_score
+        return max(running_totals(deal_points, self.table.n)) >= self.rules.target_score
 
 
 def _parse_deal_card(name: object) -> Card:

@@ -1,4 +1,5 @@
-"""Replay logs: a whole match as JSON, and ``verify`` which re-plays one through the engine.
+"""Replay logs: their format (written by :meth:`games.base.Match.log`), and ``verify``, which
+re-plays one through the engine.
 
 The format (version 1)::
 
@@ -22,20 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
-from games.base import JSON, State
+from games.base import JSON, LOG_FORMAT, LOG_VERSION, Game, deal_log, running_totals
 from games.errors import GameError, IllegalActionError, LogError
+from games.registry import load
 
-if TYPE_CHECKING:
-    from games.base import Game, Match
-
-FORMAT = "tapis-replay"
-VERSION = 1
-
-
-def _json_ints(values: list[int] | None) -> JSON:
-    return None if values is None else list[JSON](values)
+# deal_log is written by games.base (with Match.log) and kept importable from here.
+__all__ = ["Verdict", "deal_log", "verify", "verify_deal"]
 
 
 def _ints(value: JSON, what: str) -> list[int]:
@@ -44,33 +38,6 @@ def _ints(value: JSON, what: str) -> list[int]:
     ):
         raise LogError(f"{what} must be a list of integers")
     return [v for v in value if isinstance(v, int)]
-
-
-def deal_log(state: State) -> dict[str, JSON]:
-    """The log entry of one deal (finished or not)."""
-    return {
-        "index": state.deal_index,
-        "deal": state.deal_record(),
-        "actions": [[seat, action] for seat, action in state.history()],
-        "points": _json_ints(state.points()),
-    }
-
-
-def match_log(match: Match) -> dict[str, JSON]:
-    game = match.game
-    over = match.is_over()
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "game": game.name,
-        "preset": game.preset,
-        "options": game.options(),
-        "seed": match.seed,
-        "deals": [deal_log(s) for s in match.deals()],
-        "totals": _json_ints(match.totals()),
-        "scores": _json_ints(match.scores() if over else None),
-        "places": _json_ints(match.places() if over else None),
-    }
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -87,10 +54,8 @@ class Verdict:
 
 
 def _game_of(log: Mapping[str, JSON]) -> Game[object]:
-    from games.registry import load
-
-    if log.get("format") != FORMAT or log.get("version") != VERSION:
-        raise LogError(f"not a {FORMAT} log of version {VERSION}")
+    if log.get("format") != LOG_FORMAT or log.get("version") != LOG_VERSION:
+        raise LogError(f"not a {LOG_FORMAT} log of version {LOG_VERSION}")
     name, preset, options = log.get("game"), log.get("preset"), log.get("options", {})
     if not isinstance(name, str) or not isinstance(preset, str) or not isinstance(options, dict):
         raise LogError("a log needs a game name, a preset name and an options object")
@@ -165,7 +130,7 @@ def verify(log: Mapping[str, JSON]) -> Verdict:
 def _verify_results(
     game: Game[object], log: Mapping[str, JSON], deal_points: list[list[int]], last: int
 ) -> Verdict:
-    totals = [sum(col) for col in zip(*deal_points, strict=True)]
+    totals = running_totals(deal_points, game.players)
     if log.get("totals") is not None and log.get("totals") != totals:
         return Verdict(False, f"totals are {totals}, the log says {log.get('totals')}", last)
     if log.get("scores") is not None or log.get("places") is not None:

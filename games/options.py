@@ -90,6 +90,9 @@ def option(
         "minimum": minimum,
         "maximum": maximum,
     }
+    # Returns a dataclasses.Field, which the class body assigns to a field typed as its value
+    # (``players: int = option(4, ...)``). Any, not the value's type: compiled by mypyc, a
+    # class body checks at run time that what it assigns has the declared type.
     return dataclasses.field(default=default, metadata=meta)
 
 

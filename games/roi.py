@@ -28,11 +28,14 @@ score of each game of ten deals is their sum floored at 0, and the highest score
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
-from games.base import JSON, Action, Game, State, Trick
+from games.base import JSON, Action, Game, State, Trick, running_totals
 from games.cards import (
+    CARD_BITS,
+    CARD_IDS,
     CARD_NAMES,
     CLUBS,
     DECK_SIZE,
@@ -265,13 +268,13 @@ def first_dealer(seed: int) -> int:
     return DealRng(seed, 0, "dealer").below(PLAYERS)
 
 
-# Name tables for the fast path (games.cards): a hand's legal cards are one or four lookups.
-_CARD_NAMES = CARD_NAMES
-_CARD_OF_NAME: dict[str, Card] = {name: c for c, name in enumerate(_CARD_NAMES)}
-_BITS: tuple[CardSet, ...] = tuple(1 << c for c in range(DECK_SIZE))
-_SUIT_NAMES = SUIT_NAME_TABLES
-_CLUB_NAMES, _DIAMOND_NAMES, _HEART_NAMES, _SPADE_NAMES = _SUIT_NAMES
-_hand_names = names_of
+class Phase(enum.IntEnum):
+    """The phases of a deal. The Jeu du Roi has neither bidding nor passing: every decision
+    is a card of the PLAY phase (:meth:`RoiState.legal_actions` and
+    :meth:`RoiState.apply_action`) until the 13th trick ends the deal (OVER: no action)."""
+
+    PLAY = 0
+    OVER = 1
 
 
 def _card_of_action(action: Action) -> Card:
@@ -330,6 +333,10 @@ class RoiState(State):
     # -- what the deal is -------------------------------------------------------------------
 
     @property
+    def phase(self) -> Phase:
+        return Phase.OVER if self._player < 0 else Phase.PLAY
+
+    @property
     def contract(self) -> Contract:
         return self._contract
 
@@ -343,7 +350,7 @@ class RoiState(State):
 
     def hand(self, seat: int) -> list[str]:
         """The sorted names of the cards ``seat`` holds now."""
-        return _hand_names(self._hands[seat])
+        return names_of(self._hands[seat])
 
     # -- playing ------------------------------------------------------------------------------
 
@@ -368,26 +375,21 @@ class RoiState(State):
         if led >= 0:
             ranks = (hand >> (13 * led)) & 0x1FFF
             if ranks:
-                return list(_SUIT_NAMES[led][ranks])
-        return [
-            *_CLUB_NAMES[hand & 0x1FFF],
-            *_DIAMOND_NAMES[(hand >> 13) & 0x1FFF],
-            *_HEART_NAMES[(hand >> 26) & 0x1FFF],
-            *_SPADE_NAMES[hand >> 39],
-        ]
+                return list(SUIT_NAME_TABLES[led][ranks])
+        return cast("list[Action]", names_of(hand))
 
     def apply_action(self, action: Action) -> None:
         player = self._player
         if player < 0:
             raise IllegalActionError("the deal is over: no more cards can be played")
         try:
-            card = _CARD_OF_NAME[action]  # type: ignore[index]
+            card = CARD_IDS[action]  # type: ignore[index]
         except (KeyError, TypeError):
             card = _card_of_action(action)
         bit = 1 << card
         hand = self._hands[player]
         if not hand & bit:
-            raise IllegalActionError(f"you do not hold {_CARD_NAMES[card]}")
+            raise IllegalActionError(f"you do not hold {CARD_NAMES[card]}")
         led = self._led
         if led < 0:
             self._led = card // 13
@@ -406,7 +408,7 @@ class RoiState(State):
         an action (see :meth:`legal_mask`), checked the same way."""
         if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < DECK_SIZE:
             raise IllegalActionError(f"a card id is an integer from 0 to 51, not {card!r}")
-        self.apply_action(_CARD_NAMES[card])
+        self.apply_action(CARD_NAMES[card])
 
     def _finish_trick(self, trick: list[Card]) -> None:
         leader = self._leader
@@ -440,7 +442,7 @@ class RoiState(State):
 
     def tricks(self) -> list[Trick]:
         return [
-            Trick(leader, tuple(_CARD_NAMES[c] for c in cards), winner, points)
+            Trick(leader, tuple(CARD_NAMES[c] for c in cards), winner, points)
             for leader, cards, winner, points in self._tricks
         ]
 
@@ -448,9 +450,9 @@ class RoiState(State):
         # Every play is in a trick, and the seats of a trick follow its leader clockwise.
         plays: list[tuple[int, Action]] = []
         for leader, cards, _, _ in self._tricks:
-            plays.extend(((leader + i) & 3, _CARD_NAMES[c]) for i, c in enumerate(cards))
+            plays.extend(((leader + i) & 3, CARD_NAMES[c]) for i, c in enumerate(cards))
         leader = self._leader
-        plays.extend(((leader + i) & 3, _CARD_NAMES[c]) for i, c in enumerate(self._trick))
+        plays.extend(((leader + i) & 3, CARD_NAMES[c]) for i, c in enumerate(self._trick))
         return plays
 
     def observation(self, seat: int) -> dict[str, JSON]:
@@ -468,18 +470,18 @@ class RoiState(State):
             "seat": seat,
             "players": PLAYERS,
             "deal_index": self.deal_index,
-            "phase": "play" if player >= 0 else "over",
+            "phase": self.phase.name.lower(),
             "to_act": player,
             "dealer": self._dealer,
             "contract": contract.name,
             "contract_number": self.deal_index % DEALS_PER_GAME + 1,
             "trump": trump,
             "trump_suit": None if trump is None else SUIT_NAMES[contract.trump],
-            "hand": list[JSON](_hand_names(self._hands[seat])),
+            "hand": list[JSON](names_of(self._hands[seat])),
             "hand_sizes": [hand.bit_count() for hand in self._hands],
             "trick": {
                 "leader": self._leader if player >= 0 else None,
-                "cards": [_CARD_NAMES[c] for c in self._trick],
+                "cards": [CARD_NAMES[c] for c in self._trick],
             },
             "tricks": [t.as_json() for t in self.tricks()],
             "tricks_taken": list[JSON](self.tricks_taken()),
@@ -567,6 +569,7 @@ class RoiGame(Game[RoiRules]):
     }
     default_preset: ClassVar[str] = "classic"
     lower_is_better: ClassVar[bool] = False
+    deals_multiple: ClassVar[int] = DEALS_PER_GAME
 
     def __init__(self, rules: RoiRules, preset: str) -> None:
         super().__init__(rules, preset)
@@ -579,6 +582,11 @@ class RoiGame(Game[RoiRules]):
     @property
     def players(self) -> int:
         return PLAYERS
+
+    @property
+    def decisions_per_deal(self) -> int:
+        """Exact: every deal is 13 tricks of one card per seat."""
+        return TRICKS_PER_DEAL * PLAYERS
 
     def contract_of(self, deal_index: int) -> Contract:
         """The contract of deal ``deal_index`` (its index mod 10 in the contract order)."""
@@ -625,7 +633,7 @@ class RoiGame(Game[RoiRules]):
         order = shuffled(DECK_SIZE, seed=seed, deal_index=deal_index)
         # docs/dealing.md: deck[p] goes to seat p mod 4, one card at a time, as in every game.
         # The cards are distinct, so the sum of their bits is their set.
-        masks = [sum(map(_BITS.__getitem__, order[seat::PLAYERS])) for seat in range(PLAYERS)]
+        masks = [sum(map(CARD_BITS.__getitem__, order[seat::PLAYERS])) for seat in range(PLAYERS)]
         return RoiState(self, deal_index, seed=seed, dealer=dealer, hands=masks)
 
     def deal_from_record(self, deal_index: int, record: Mapping[str, JSON]) -> RoiState:
@@ -648,10 +656,7 @@ class RoiGame(Game[RoiRules]):
         ``floor_at_zero``; a match of several games adds up the games' scores."""
         scores = [0] * PLAYERS
         for start in range(0, len(deal_points), DEALS_PER_GAME):
-            game = [0] * PLAYERS
-            for points in deal_points[start : start + DEALS_PER_GAME]:
-                for seat, p in enumerate(points):
-                    game[seat] += p
+            game = running_totals(deal_points[start : start + DEALS_PER_GAME], PLAYERS)
             for seat in range(PLAYERS):
                 scores[seat] += max(game[seat], 0) if self.rules.floor_at_zero else game[seat]
         return scores

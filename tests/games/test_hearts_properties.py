@@ -184,7 +184,7 @@ def hidden_passes(state: HeartsState, seat: int) -> list[int]:
     the exchange; after it, the passes that neither come from nor go to ``seat``."""
     game = state.game
     assert isinstance(game, HeartsGame)
-    offset = game.pass_offset(state.deal_index) % game.players
+    offset = game.table.pass_offset(state.deal_index) % game.players
     exchanged = obs(state, seat)["phase"] != "pass"
     out = []
     for i, (giver, action) in enumerate(state.history()):
@@ -238,7 +238,7 @@ def test_observations_leak_nothing(
         assume(chosen != history[i][1])
         history[i] = (giver, chosen)
         other = replay(game, state, None, history)
-        owner = (giver + game.pass_offset(index)) % game.players
+        owner = (giver + game.table.pass_offset(index)) % game.players
         changed = [giver] + ([owner] if obs(state, seat)["phase"] != "pass" else [])
     else:
         hidden = hidden_cards(state, seat)
