@@ -84,11 +84,28 @@ class ApiView(GenericAPIView[Any]):
 # ---------------------------------------------------------------------------------------------
 
 
-class TokenView(APIView):
-    """Your API token: get it from your username and password, or revoke it.
+class _LoginEndpoint(APIView):
+    """An endpoint that takes a username and password: a ``POST`` ignores the ``Authorization``
+    header and the session, so that its throttle counts the caller's address (the anonymous
+    rate), whatever token comes with it."""
 
-    Send it as ``Authorization: Token <token>``. There is one token per user; revoking it
-    logs every client using it out, and the next ``POST`` makes a new one.
+    def get_authenticators(self) -> list[Any]:
+        # Called before the DRF request exists: self.request is Django's (None when the
+        # schema is generated).
+        request = getattr(self, "request", None)
+        if request is not None and request.method == "POST":
+            return []
+        return super().get_authenticators()
+
+
+class TokenView(_LoginEndpoint):
+    """Your API token: get a new one from your username and password, or revoke them all.
+
+    Send it as ``Authorization: Token <token>``. The service keeps only a digest of it: it is
+    shown once, in the answer to this ``POST``. Each ``POST`` makes a new token (a user holds
+    at most 10, the oldest going first); ``DELETE`` revokes every token of the user, logging
+    out every client using them. Failed attempts are limited per username and per address
+    (429 ``locked_out``: docs/api.md).
     """
 
     def get_permissions(self) -> list[Any]:
@@ -99,8 +116,8 @@ class TokenView(APIView):
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.TokenRequestSerializer, request.data)
-        token = accounts.token_obtain(**data, request=request)
-        return Response(s.TokenSerializer(token).data)
+        issued = accounts.token_obtain(**data, request=request)
+        return Response(s.TokenSerializer(issued).data)
 
     @extend_schema(request=None, responses={204: None}, operation_id="token_revoke")
     def delete(self, request: Request) -> Response:
@@ -108,7 +125,7 @@ class TokenView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class SignupView(APIView):
+class SignupView(_LoginEndpoint):
     """Open an account (when the service allows it: ``TAPIS_ALLOW_SIGNUP``); returns a token."""
 
     permission_classes = [AllowAny]
@@ -116,8 +133,8 @@ class SignupView(APIView):
     @extend_schema(request=s.SignupSerializer, responses={201: s.TokenSerializer})
     def post(self, request: Request) -> Response:
         data = _validated(s.SignupSerializer, request.data)
-        _, token = accounts.user_signup(**data)
-        return Response(s.TokenSerializer(token).data, status=status.HTTP_201_CREATED)
+        issued = accounts.user_signup(**data, request=request)
+        return Response(s.TokenSerializer(issued).data, status=status.HTTP_201_CREATED)
 
 
 class MeView(APIView):

@@ -104,12 +104,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     # Swagger UI's files, served by the service itself (/api/v1/docs/): no CDN.
     "drf_spectacular_sidecar",
     # The site's live updates: htmx (shipped in django-htmx's static files) and request.htmx.
     "django_htmx",
+    "axes",
     "tournaments",
     "api",
 ]
@@ -126,6 +126,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: turns a login refused for too many failures into a 429 (api/authentication.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -167,6 +169,42 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# ---------------------------------------------------------------------------------------------
+# Failed logins (django-axes; api/authentication.py): every authenticate(request, ...) counts
+# its failures per user name and per address in the default cache; at the limit, logins of
+# that name or from that address are refused for the cool-off (or until `manage.py
+# login_unlock`). docs/operations.md.
+# ---------------------------------------------------------------------------------------------
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+_login_failure_limit = env_str("TAPIS_LOGIN_FAILURE_LIMIT", "10")
+_login_lockout_minutes = env_str("TAPIS_LOGIN_LOCKOUT_MINUTES", "15")
+if not _login_failure_limit.isdigit() or int(_login_failure_limit) < 1:
+    raise ImproperlyConfigured(
+        f"TAPIS_LOGIN_FAILURE_LIMIT={_login_failure_limit!r}: expected 1, 2, 3..."
+    )
+if not _login_lockout_minutes.isdigit() or int(_login_lockout_minutes) < 1:
+    raise ImproperlyConfigured(
+        f"TAPIS_LOGIN_LOCKOUT_MINUTES={_login_lockout_minutes!r}: expected 1, 2, 3..."
+    )
+AXES_ENABLED = True
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_CACHE = "default"
+AXES_FAILURE_LIMIT = int(_login_failure_limit)
+AXES_COOLOFF_TIME = timedelta(minutes=int(_login_lockout_minutes))
+AXES_LOCKOUT_PARAMETERS = "api.authentication.lockout_parameters"
+AXES_CLIENT_IP_CALLABLE = "api.authentication.client_address"
+AXES_USERNAME_CALLABLE = "api.authentication.lockout_username"
+AXES_LOCKOUT_CALLABLE = "api.authentication.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+# A success does not wipe the failures of its address: else one account of the attacker's
+# own, logged into between guesses, would reset the count of the address.
+AXES_RESET_ON_SUCCESS = False
+# The counts are in the cache: axes' database tables and their admin pages stay empty.
+AXES_ENABLE_ADMIN = False
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -305,6 +343,9 @@ if _cache_scheme in ("redis", "rediss"):
     }
 elif _cache_scheme == "locmem":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # axes warns that failed logins counted per process are not shared: production refuses
+    # locmem below; the demo (one web process) and the tests may use it.
+    SILENCED_SYSTEM_CHECKS = ["axes.W001"]
     if PRODUCTION:
         _refusals.append(
             "CACHE_URL is locmem:// (per process): throttling needs a shared cache "
@@ -338,7 +379,7 @@ def _throttle_rate(name: str, default: str) -> str | None:
 REST_FRAMEWORK = {
     # Token first: a client without credentials gets 401 with WWW-Authenticate: Token.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -235,7 +235,7 @@ def test_readme_documents_every_variable_the_settings_read() -> None:
 
 
 def test_installed_apps() -> None:
-    for app in ("django.contrib.admin", "rest_framework", "rest_framework.authtoken"):
+    for app in ("django.contrib.admin", "rest_framework", "axes", "api"):
         assert app in settings.INSTALLED_APPS
     for app in ("drf_spectacular", "tournaments", "api"):
         assert app in settings.INSTALLED_APPS

@@ -19,10 +19,9 @@ from django.contrib.auth.models import Group, User
 from django.core.cache import cache
 from django.db import transaction
 from django.test import override_settings
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from api import caching
+from api import accounts, caching
 from api.permissions import ORGANISERS_GROUP
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
@@ -56,8 +55,7 @@ def make_user(username: str, *, staff: bool = False, organiser: bool = False) ->
 def client_for(user: User | None) -> APIClient:
     client = APIClient()
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {accounts.token_issue(user=user).key}")
     return client
 
 

@@ -16,9 +16,8 @@ from django.core import signals
 from django.db import close_old_connections, connection
 from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
-from api import replays, views
+from api import accounts, replays, views
 from config.wsgi import application
 from tournaments import selectors
 from tournaments.models import DealReplay, Table
@@ -75,8 +74,7 @@ def wsgi() -> Iterator[Get]:
 
 
 def _token(world: World, role: str) -> str:
-    token, _ = Token.objects.get_or_create(user=world.users[role])
-    return str(token.key)
+    return accounts.token_issue(user=world.users[role]).key
 
 
 def _not_called(*args: Any, **kwargs: Any) -> Any:

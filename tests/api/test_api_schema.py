@@ -26,10 +26,11 @@ from django.core import signals
 from django.db import close_old_connections
 from django.test import Client
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import checks
 
+from api import accounts
 from api.middleware import MAX_URL_LENGTH
+from api.models import ApiToken
 from api.parsers import MAX_JSON_DEPTH
 from config.wsgi import application
 from tests.api.conftest import World
@@ -121,7 +122,9 @@ def call_and_check(case: Any, world: World, role: str) -> None:
     headers = {}
     user = world.users[role]
     if user is not None:
-        Token.objects.get_or_create(user=user, defaults={"key": TOKENS[role]})
+        ApiToken.objects.get_or_create(
+            digest=accounts.token_digest(TOKENS[role]), defaults={"user": user, "prefix": "x"}
+        )
         headers["Authorization"] = f"Token {TOKENS[role]}"
     response = case.call(headers=headers)
     case.validate_response(response, checks=CHECKS, headers=headers)
@@ -173,7 +176,10 @@ def _path_parameters(operation: Any, world: World) -> dict[str, Any]:
 
 
 def _with_token(world: World, role: str = "author") -> dict[str, str]:
-    Token.objects.get_or_create(user=world.users[role], defaults={"key": TOKENS[role]})
+    ApiToken.objects.get_or_create(
+        digest=accounts.token_digest(TOKENS[role]),
+        defaults={"user": world.users[role], "prefix": "x"},
+    )
     return {"Authorization": f"Token {TOKENS[role]}"}
 
 

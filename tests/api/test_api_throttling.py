@@ -4,6 +4,7 @@ or, with the Redis cache, in one round trip to the real Redis of the test suite.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,8 +40,17 @@ def use_cache(kind: str, settings: Any) -> None:
     }
 
 
+@pytest.fixture
+def restore_caches(settings: Any) -> Iterator[None]:
+    """Back to the in-memory cache before tests/api/conftest.py clears "the" cache: a Redis
+    cache's clear() is a FLUSHDB of a database other runs share."""
+    original = settings.CACHES
+    yield
+    settings.CACHES = original
+
+
 @pytest.fixture(params=["locmem", "redis"])
-def throttle_cache(request: pytest.FixtureRequest, settings: Any) -> str:
+def throttle_cache(request: pytest.FixtureRequest, settings: Any, restore_caches: None) -> str:
     use_cache(str(request.param), settings)
     return str(request.param)
 
@@ -56,7 +66,7 @@ def test_a_client_gets_its_rate_per_window_and_then_a_retry_after(throttle_cache
     assert ClientThrottle().allow_request(anonymous_request("192.0.2.2"), None)
 
 
-def test_the_redis_counter_expires_with_its_window(settings: Any) -> None:
+def test_the_redis_counter_expires_with_its_window(settings: Any, restore_caches: None) -> None:
     use_cache("redis", settings)
     ClientThrottle().allow_request(anonymous_request("192.0.2.3"), None)
     backend = caches["default"]
