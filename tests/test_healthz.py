@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.http import HttpRequest
 from django.test import Client
 
 from config import health
@@ -169,10 +170,10 @@ def test_only_staff_and_the_token_see_the_details(
     assert "s3cret" not in json.dumps(report)
 
     User.objects.create_user("plain", password="pw")
-    client.login(username="plain", password="pw")
+    client.login(request=HttpRequest(), username="plain", password="pw")
     assert client.get("/healthz").json() == {"status": "fail"}
     User.objects.create_user("boss", password="pw", is_staff=True)
-    client.login(username="boss", password="pw")
+    client.login(request=HttpRequest(), username="boss", password="pw")
     assert client.get("/healthz").json()["failing"] == ["broker", "workers"]
 
     # No token configured: an empty header is no token.
