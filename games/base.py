@@ -3,9 +3,9 @@
 Actions are JSON-safe values (a card name, a sorted list of card names, a small dict): what a
 bot sends is what the engine checks, and what the replay log keeps.
 
-This module is the bottom of the engine's layers: games.registry registers Game subclasses and
-games.log verifies the replay logs that :meth:`Match.log` writes (the format is documented
-there); neither is imported here.
+Only games.options and games.errors lie below this module: games.registry registers Game
+subclasses and games.log verifies the replay logs that :meth:`Match.log` writes (the format
+is documented there), and neither is imported here, so that the layers never import back.
 """
 
 from __future__ import annotations
