@@ -185,6 +185,10 @@ def test_every_step_is_the_engines_table(world: ReplayWorld, which: str) -> None
                 assert table[f"h{seat}"] == view["hand"], (k, seat)
         assert table["act"] == state.current_player()
     assert table["pts"] == state.points() == deal.points
+    if which.startswith("hearts"):
+        assert table["moon"] == state.summary()["moon"]
+        stored = [{k: v for k, v in t.items() if k != "number"} for t in replay["tricks"]]
+        assert steps["tricks"] == stored == [t.as_json() for t in state.tricks()]
 
 
 def test_steps_say_hidden_cards_only_to_who_sees_them(world: ReplayWorld) -> None:

@@ -244,7 +244,7 @@ function drawTrickCentre(state, centre) {
     if (data.static.reserve) {
       const shown = state.res || seatView === "all" ? cardRow(data.static.reserve) : cardRow(data.static.reserve.map(() => null));
       const what = el("span");
-      what.append(shown, state.res ? " (taken with the first trick)" : " (face down)");
+      what.append(shown, state.res ? " (taken with the first trick)" : " (face down until the first trick is won)");
       lines.push(["Reserve", what]);
     }
     if (state.stk !== undefined) {
@@ -474,8 +474,6 @@ speed.addEventListener("change", () => {
 const KEYS = {
   ArrowLeft: "prev",
   ArrowRight: "next",
-  ArrowUp: "prev-mark",
-  ArrowDown: "next-mark",
   PageUp: "prev-mark",
   PageDown: "next-mark",
   Home: "start",
