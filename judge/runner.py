@@ -99,8 +99,13 @@ class Limits:
 class BotSpec:
     """A bot for a seat: a built-in bot by name, or a bot package (file, zip or folder).
 
+    ``instance`` names who the bot is for the zygotes of ``run_table(zygotes=True)``: a zygote
+    serves only the tables of one instance, so the caller gives each bot version its own (the
+    tournaments: ``bot version 12``), and two uploads of identical bytes never share a process
+    or a sandbox. A package without an instance is always started alone.
+
     >>> BotSpec.parse("builtin:random")
-    BotSpec(builtin='random', path=None, label=None)
+    BotSpec(builtin='random', path=None, label=None, instance=None)
     >>> BotSpec.parse("bots/mine.zip").describe()
     'mine.zip'
     """
@@ -108,10 +113,13 @@ class BotSpec:
     builtin: str | None = None
     path: Path | None = None
     label: str | None = None  # a display name (defaults to the builtin or file name)
+    instance: str | None = None  # one zygote per instance; None: never forked from a zygote
 
     def __post_init__(self) -> None:
         if (self.builtin is None) == (self.path is None):
             raise ValueError("a BotSpec is either builtin=NAME or path=PATH")
+        if self.instance is not None and self.path is None:
+            raise ValueError("only a bot package has an instance")
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
@@ -286,10 +294,11 @@ def run_table(
     that no other table of the host holds (so that workers side by side do not share one),
     or no pinning when every CPU has its table. None leaves the scheduler free.
 
-    ``zygotes`` (sandboxed Python bots only) forks each bot from a zygote kept by this process
-    for its version (judge.zygote) instead of starting a sandbox and a Python for it: the bot
-    still gets a process and a ``/tmp`` of its own, and the start costs a fork. Worth it
-    wherever the same versions play table after table (the tournament workers).
+    ``zygotes`` (sandboxed Python bots with a :attr:`BotSpec.instance` only) forks each bot
+    from a zygote kept by this process for its instance (judge.zygote) instead of starting a
+    sandbox and a Python for it: the bot still gets a new process in new namespaces, a new
+    ``/tmp``, nothing of an earlier table, and the start costs a fork. Worth it wherever the
+    same versions play table after table (the tournament workers).
     """
     limits = limits if limits is not None else Limits()
     table_options = dict(options or {})
@@ -394,9 +403,9 @@ class _Table:
         limits = self.limits.resources or SandboxLimits()
         sdk_dir = self.bots_sdk_dir
         process: BotProcess | ForkedBot | None = None
-        if self.zygotes and sdk_dir is not None:
+        if self.zygotes and sdk_dir is not None and spec.instance is not None:
             state.started = time.perf_counter()
-            process = self.forked(spec.path, sdk_dir, limits)
+            process = self.forked(spec.path, spec.instance, sdk_dir, limits)
         try:
             if process is None:
                 prepared: PreparedBot = prepare(spec.path, directory)
@@ -433,8 +442,10 @@ class _Table:
         per table."""
         return compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
 
-    def forked(self, package: Path, sdk_dir: Path, limits: SandboxLimits) -> ForkedBot | None:
-        """The seat's bot forked by a zygote of its version, or None to start it alone (not a
+    def forked(
+        self, package: Path, instance: str, sdk_dir: Path, limits: SandboxLimits
+    ) -> ForkedBot | None:
+        """The seat's bot forked by a zygote of its instance, or None to start it alone (not a
         Python bot, or the zygote failed: logged, and the normal start says what is wrong)."""
         from judge import zygote
         from judge.sandbox import SandboxError
@@ -444,6 +455,7 @@ class _Table:
             # forked bot is given them, else it would have its zygote's.
             return zygote.lend(
                 package,
+                instance=instance,
                 sdk_dir=sdk_dir,
                 limits=limits,
                 startup=self.limits.startup,

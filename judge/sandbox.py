@@ -390,6 +390,7 @@ def spawn_bot(
     sdk_dir: Path | None = None,
     cwd: str = BOT_ROOT,
     pass_fds: Sequence[int] = (),
+    namespace_admin: bool = False,
 ) -> BotProcess:
     """Start a bot: ``command`` is its argv as seen inside the sandbox.
 
@@ -413,6 +414,11 @@ def spawn_bot(
     ``pass_fds`` are descriptors the bot inherits under the same numbers (besides its stdin,
     stdout and stderr; judge.zygote passes its control socket so).
 
+    ``namespace_admin`` is for a zygote only (judge.zygote), never for a bot: the process may
+    make namespaces and mounts inside the sandbox (``CAP_SYS_ADMIN`` and ``CAP_SYS_CHROOT`` in
+    its user namespace; ``unshare``, ``setns`` and ``mount`` allowed by its seccomp filter),
+    which the zygote needs to give each table's bot new ones, and which it drops in that bot.
+
     Raises :class:`SandboxError` when the sandbox cannot be set up; a bot that
     starts and then fails is a :class:`BotProcess` whose ``poll()`` tells.
     """
@@ -423,10 +429,16 @@ def spawn_bot(
         raise SandboxError(f"cwd must be an absolute path inside the sandbox, not {cwd!r}")
     if mode == "bwrap":
         return _spawn_bwrap(
-            argv, bot_dir=bot_dir, sdk_dir=sdk, limits=limits, cwd=cwd, pass_fds=pass_fds
+            argv,
+            bot_dir=bot_dir,
+            sdk_dir=sdk,
+            limits=limits,
+            cwd=cwd,
+            pass_fds=pass_fds,
+            namespace_admin=namespace_admin,
         )
-    if pass_fds:
-        raise SandboxError("pass_fds is for sandboxed bots only")
+    if pass_fds or namespace_admin:
+        raise SandboxError("pass_fds and namespace_admin are for sandboxed bots only")
     if mode == "none":
         return _spawn_unsandboxed(argv, bot_dir=bot_dir, sdk_dir=sdk, limits=limits, cwd=cwd)
     raise SandboxError(f"unknown sandbox mode {mode!r} (expected 'bwrap' or 'none')")
@@ -467,6 +479,7 @@ def _spawn_bwrap(
     limits: SandboxLimits,
     cwd: str,
     pass_fds: Sequence[int] = (),
+    namespace_admin: bool = False,
 ) -> BotProcess:
     # The bot is pid 1 of its pid namespace (--as-pid-1): orphans of the bot are reparented to
     # it, and when it dies the kernel kills everything else in the namespace. Without it,
@@ -496,8 +509,13 @@ def _spawn_bwrap(
         # bubblewrap's root tmpfs and /dev (whose shm/ is a tmpfs of no size
         # limit) must not become a place to write
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
+        allowed: frozenset[str] = frozenset()
+        if namespace_admin:
+            for capability in ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT"):
+                args += ["--cap-add", capability]
+            allowed = seccomp.ZYGOTE_SYSCALLS
         try:
-            seccomp_fd = seccomp.filter_fd()
+            seccomp_fd = seccomp.filter_fd(allowed)
         except seccomp.SeccompError as exc:
             raise SandboxError(f"cannot build the seccomp filter: {exc}") from exc
         child_fds.append(seccomp_fd)

@@ -21,10 +21,12 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
   and message queues hold kernel memory that no rlimit counts (a detached
   segment keeps its pages until the IPC namespace dies);
 - ``ioctl(TIOCSTI)``/``ioctl(TIOCLINUX)``: pushing keystrokes into a terminal;
-- ``socket`` for any family other than ``AF_UNIX``, ``AF_INET`` and ``AF_INET6``
-  (``EAFNOSUPPORT``): ``AF_VSOCK`` in particular is not network-namespaced and
-  would reach the host of a virtual machine, and netlink, packet and the
-  rest are kernel surface nobody needs.
+- ``socket`` for any family other than ``AF_UNIX`` (``EAFNOSUPPORT``): a bot has
+  no network, not even the loopback of its namespace, where IP traffic would
+  leave counters and connection states behind for the next table of a zygote
+  (judge/zygote.py); ``AF_VSOCK`` in particular is not network-namespaced and
+  would reach the host of a virtual machine, and netlink, packet and the rest
+  are kernel surface nobody needs.
 
 Only the native architecture is in the filter: a system call made through
 another ABI (a 32-bit ``int 0x80`` or ``sysenter`` on x86-64, or an x32 call,
@@ -49,6 +51,7 @@ import platform
 __all__ = [
     "DENIED_SOCKET_FAMILIES",
     "DENIED_SYSCALLS",
+    "ZYGOTE_SYSCALLS",
     "SeccompError",
     "filter_fd",
     "filter_program",
@@ -152,7 +155,7 @@ _TIOCSTI = 0x5412
 _TIOCLINUX = 0x541C
 
 # socket(family, ...) is refused for every family but these.
-_ALLOWED_SOCKET_FAMILIES: frozenset[int] = frozenset({1, 2, 10})  # AF_UNIX, AF_INET, AF_INET6
+_ALLOWED_SOCKET_FAMILIES: frozenset[int] = frozenset({1})  # AF_UNIX
 _AF_MAX = 64  # families at or above this are refused by one range rule
 DENIED_SOCKET_FAMILIES: tuple[int, ...] = tuple(
     family for family in range(_AF_MAX) if family not in _ALLOWED_SOCKET_FAMILIES
@@ -215,14 +218,24 @@ def _check(rc: int, what: str) -> None:
         raise SeccompError(f"libseccomp: {what} failed: {os.strerror(-rc)}")
 
 
+ZYGOTE_SYSCALLS: frozenset[str] = frozenset({"unshare", "setns", "mount"})
+"""What a zygote's filter allows beyond a bot's: making each table's namespaces and mounts
+(judge/sdk/_tapis_zygote.py), before it loads the bot's filter on the table's process."""
+
+
 @functools.cache
-def filter_program() -> bytes:
-    """The BPF program (``struct sock_filter`` array) of the sandbox, for x86-64.
+def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
+    """The BPF program (``struct sock_filter`` array) of the sandbox, for x86-64; the system
+    calls in ``allowed`` are left out of the deny list (only :data:`ZYGOTE_SYSCALLS`).
 
     >>> program = filter_program()
     >>> len(program) % 8 == 0 and len(program) > 8
     True
+    >>> len(filter_program(ZYGOTE_SYSCALLS)) < len(program)
+    True
     """
+    if not allowed <= ZYGOTE_SYSCALLS:
+        raise SeccompError(f"only {sorted(ZYGOTE_SYSCALLS)} may be allowed, not {sorted(allowed)}")
     if platform.machine() != "x86_64":
         # The deny list and the 32-bit/x32 reasoning are written for x86-64.
         raise SeccompError(f"the seccomp filter supports x86_64 only, not {platform.machine()}")
@@ -245,7 +258,8 @@ def filter_program() -> bytes:
 
         eperm = _act_errno(errno.EPERM)
         for name in DENIED_SYSCALLS:
-            rule(eperm, name)
+            if name not in allowed:
+                rule(eperm, name)
         for flag in _CLONE_NAMESPACE_FLAGS:
             rule(eperm, "clone", (0, _SCMP_CMP_MASKED_EQ, flag, flag))
         rule(_act_errno(errno.ENOSYS), "clone3")
@@ -270,13 +284,13 @@ def filter_program() -> bytes:
     return program
 
 
-def filter_fd() -> int:
-    """A new memfd holding :func:`filter_program`, positioned at 0.
+def filter_fd(allowed: frozenset[str] = frozenset()) -> int:
+    """A new memfd holding :func:`filter_program` (of ``allowed``), positioned at 0.
 
     The descriptor is not inheritable: pass it with ``pass_fds``. The caller
     closes it once bubblewrap is started.
     """
-    program = filter_program()
+    program = filter_program(allowed)
     fd = os.memfd_create("tapis-seccomp", os.MFD_CLOEXEC)
     try:
         os.write(fd, program)

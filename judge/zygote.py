@@ -2,20 +2,22 @@
 
 A sandboxed Python bot costs more CPU to start (setpriv, prlimit, bubblewrap's namespaces and
 mounts, the interpreter's start-up) than to play a whole table of eight deals
-(bench/tournament.py). A zygote pays the start once: it is the version's sandbox, built as for
-a bot started alone (judge.sandbox.spawn_bot: its own uid, rlimits, seccomp filter, ``/bot``
-read-only, an empty ``/tmp``), running judge/sdk/_tapis_zygote.py instead of the bot. For each
-table the judge hands it three fresh pipes and it forks a child that runs the bot's entry as
-``python3 -S -u`` would; after the table the judge kills the child itself (through a pidfd,
-without asking the zygote) and the zygote kills whatever the child left behind and empties
-``/tmp`` before it is lent again. A table's bot therefore sees what a freshly started bot sees:
-a new process, its own stdin and stdout, an empty ``/tmp``, no process of an earlier table.
+(bench/tournament.py). A zygote pays the start once: a sandbox built as for a bot started
+alone (judge.sandbox.spawn_bot: its own uid, rlimits, ``/bot`` read-only), running
+judge/sdk/_tapis_zygote.py instead of the bot. For each table the judge hands it three fresh
+pipes and it starts the bot in a new sandbox inside its own: new mount, IPC, network, UTS and
+pid namespaces, a new tmpfs ``/tmp``, its own ``/proc``, the bot as pid 1, no capability and
+the bot's seccomp filter. After the table the judge kills the bot through a pidfd (which kills
+its whole pid namespace) and the zygote kills whatever else is left before it is lent again.
+A table's bot therefore starts from a pristine sandbox, as a bot started alone does: nothing
+an earlier table wrote is there, by any channel (docs/sandbox.md lists them).
 
-What a zygote shares between tables, and why it is acceptable: only tables of the same bot
-version (the same files, the same author), one after the other, never two at once (a zygote is
-lent to one seat at a time, so one version at two seats of one table gets two zygotes); the
-sandbox's uid, network namespace (nothing listens after a clean) and the already imported
-modules of the zygote. Nothing of another version, and nothing of the judge, is reachable.
+A zygote belongs to one :attr:`ZygoteKey.instance`, which the caller names (the tournaments:
+one bot version, which an entry freezes): two uploads never share one, even of identical
+bytes, and a bot spec without an instance is always started alone. What the tables of one
+instance share is the zygote process itself (its imported modules, its uid, its cgroup),
+which no bot can reach or change. A zygote is lent to one seat at a time, so one version at
+two seats of one table gets two zygotes.
 
 The pool (:func:`lend`, :func:`give_back`) is per judge process: at most :data:`MAX_IDLE`
 idle zygotes, each retired after :data:`IDLE_SECONDS` without a table or after
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import io
 import logging
 import math
@@ -44,10 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, cast
 
+from judge import seccomp
 from judge.package import RUNTIMES, PreparedBot, prepare, remove
 from judge.sandbox import (
     SDK_ROOT,
     BotProcess,
+    SandboxError,
     SandboxLimits,
     spawn_bot,
     wait_readable,
@@ -61,6 +66,7 @@ MAX_IDLE: Final = 32  # idle zygotes kept per judge process
 IDLE_SECONDS: Final = 120.0
 MAX_TABLES: Final = 200  # tables a zygote serves before it is retired
 _ANSWER_TIMEOUT: Final = 5.0  # seconds for the zygote to answer a fork or a clean
+ZYGOTE_PROCESSES: Final = 2  # the process bubblewrap starts, and the zygote proper
 _EXIT_STATUS_WAIT: Final = 0.1  # seconds to wait for the status of a child seen dead
 
 
@@ -70,21 +76,24 @@ class ZygoteError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class ZygoteKey:
-    """What makes two seats' bots interchangeable: the same package, SDK and limits."""
+    """What makes two seats' bots the same bot: the same instance (one bot version, as the
+    caller names it), package, SDK and limits. Identical bytes of two instances are two
+    keys."""
 
+    instance: str
     package: str
     files: tuple[tuple[str, int, int], ...]  # (path in the package, mtime in ns, size)
     sdk: str
     limits: SandboxLimits
 
     @classmethod
-    def of(cls, package: Path, sdk_dir: Path, limits: SandboxLimits) -> ZygoteKey:
+    def of(cls, instance: str, package: Path, sdk_dir: Path, limits: SandboxLimits) -> ZygoteKey:
         """The key of ``package`` as it is now: a changed file makes another key."""
         package = package.resolve()
         paths = sorted(p for p in package.rglob("*") if p.is_file()) if package.is_dir() else []
         files = [(str(p.relative_to(package)), p.stat()) for p in paths or [package]]
         stamped = tuple((name, info.st_mtime_ns, info.st_size) for name, info in files)
-        return cls(str(package), stamped, str(sdk_dir), limits)
+        return cls(instance, str(package), stamped, str(sdk_dir), limits)
 
 
 def usable(prepared_command: Sequence[str], sdk_dir: Path | None) -> bool:
@@ -99,7 +108,7 @@ def usable(prepared_command: Sequence[str], sdk_dir: Path | None) -> bool:
 
 
 class Zygote:
-    """One version's sandbox running the zygote program; see the module's docstring."""
+    """One instance's sandbox running the zygote program; see the module's docstring."""
 
     def __init__(
         self,
@@ -129,14 +138,28 @@ class Zygote:
             remove(directory)
             raise ZygoteError(f"not a Python bot: {prepared.command!r}")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        bot_filter: int | None = None
         try:
-            command = [*PYTHON, f"{SDK_ROOT}/{SCRIPT}", str(theirs.fileno())]
+            try:
+                bot_filter = seccomp.filter_fd()  # loaded by each bot, on top of the zygote's
+            except seccomp.SeccompError as exc:
+                raise SandboxError(f"cannot build the seccomp filter: {exc}") from exc
+            command = [
+                *PYTHON,
+                f"{SDK_ROOT}/{SCRIPT}",
+                str(theirs.fileno()),
+                str(bot_filter),
+                str(key.limits.tmp_bytes),
+            ]
+            # The zygote's own processes do not count against the bot's.
+            processes = key.limits.max_processes + ZYGOTE_PROCESSES
             process = spawn_bot(
                 command,
                 bot_dir=prepared.directory,
-                limits=key.limits,
+                limits=dataclasses.replace(key.limits, max_processes=processes),
                 sdk_dir=sdk_dir,
-                pass_fds=(theirs.fileno(),),
+                pass_fds=(theirs.fileno(), bot_filter),
+                namespace_admin=True,
             )
         except BaseException:
             ours.close()
@@ -144,6 +167,8 @@ class Zygote:
             raise
         finally:
             theirs.close()
+            if bot_filter is not None:
+                os.close(bot_filter)
         zygote = cls(key, directory, prepared.command[-1], process, ours)
         try:
             if zygote._receive(time.perf_counter() + startup)[0] != b"ready":
@@ -184,7 +209,7 @@ class Zygote:
         return ForkedBot(self, inner, host, pidfd, ours)
 
     def clean(self) -> bool:
-        """Kill everything the last table left in the sandbox and empty ``/tmp``."""
+        """Kill every process the last table left in the zygote's sandbox."""
         try:
             self.control.sendmsg([b"clean"])
             return self._receive(time.perf_counter() + _ANSWER_TIMEOUT)[0] == b"clean"
@@ -334,16 +359,18 @@ _root: Path | None = None  # where this process prepares its zygotes' packages
 def lend(
     package: Path,
     *,
+    instance: str,
     sdk_dir: Path,
     limits: SandboxLimits,
     startup: float,
     cpus: set[int] | None = None,
 ) -> ForkedBot:
-    """A forked bot of ``package``, on ``cpus`` (None: wherever the zygote runs): from an idle
-    zygote of the same key, else from a new zygote (which must answer within ``startup``
-    seconds). Raises ZygoteError, SandboxError, OSError or the package's error."""
+    """A forked bot of ``package`` for ``instance``, on ``cpus`` (None: wherever the zygote
+    runs): from an idle zygote of the same key, else from a new zygote (which must answer
+    within ``startup`` seconds). Raises ZygoteError, SandboxError, OSError or the package's
+    error."""
     global _counter, _root
-    key = ZygoteKey.of(package, sdk_dir, limits)
+    key = ZygoteKey.of(instance, package, sdk_dir, limits)
     zygote = _take(key)
     if zygote is not None:
         try:

@@ -54,7 +54,9 @@ def bot_version_path(*, version: BotVersion) -> Path:
 def bot_spec(*, version: BotVersion) -> BotSpec:
     if version.builtin:
         return BotSpec(builtin=version.builtin, label=version.label)
-    return BotSpec(path=bot_version_path(version=version), label=version.label)
+    # The judge's zygotes serve one instance: one version, never two uploads of the same bytes.
+    path = bot_version_path(version=version)
+    return BotSpec(path=path, label=version.label, instance=f"bot version {version.pk}")
 
 
 def tournament_limits(*, tournament: Tournament) -> Limits:

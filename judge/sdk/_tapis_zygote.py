@@ -2,22 +2,32 @@
 
 Not part of the SDK's API: the judge runs it (judge/zygote.py). Starting a sandbox and a Python
 costs a sandboxed bot more CPU than a whole table of play; a zygote pays it once for many
-tables of one bot version, one table at a time. It runs as ``python3 -S -u`` in the sandbox of
-the version (the same ``/bot``, uid, rlimits and seccomp filter as a bot started alone) and
-obeys the judge on the unix socket whose descriptor is its first argument:
+tables of one bot version, one table at a time. It runs as ``python3 -S -u`` in a sandbox
+like the bot's own (the same ``/bot``, uid, rlimits), with what only its own code uses to make
+each table's sandbox: ``CAP_SYS_ADMIN`` and ``CAP_SYS_CHROOT`` in the sandbox's user
+namespace, and a seccomp filter that lets it call ``unshare``, ``setns`` and ``mount``. Its
+arguments: the descriptor of the unix socket it obeys, the descriptor of the bot's seccomp
+filter (BPF) and the size of a table's ``/tmp`` in bytes. Commands:
 
-* ``fork CPUS ENTRY`` with three descriptors (the bot's stdin, stdout and stderr): fork a
-  child that runs ``ENTRY`` as ``__main__``, as ``python3 -S -u ENTRY`` would, in a session of
-  its own, on the CPUs ``CPUS`` (``0,3``; ``-``: the zygote's own); answer ``pid N`` (its pid in
-  the sandbox) with a pidfd of the child;
-* ``clean``: kill every other process of the sandbox (the table's bot and whatever it left
-  behind: the zygote is pid 1 of the pid namespace), reap them, empty ``/tmp``; answer
-  ``clean``, or ``dirty`` if something could not be removed (the judge then retires it).
+* ``fork CPUS ENTRY`` with three descriptors (the bot's stdin, stdout and stderr): make a new
+  sandbox inside this one, whose first process runs ``ENTRY`` as ``__main__``, as
+  ``python3 -S -u ENTRY`` would, on the CPUs ``CPUS`` (``0,3``; ``-``: the zygote's own);
+  answer ``pid N`` (its pid here) with a pidfd of it. The new sandbox has new mount, IPC and
+  pid namespaces: a new empty tmpfs ``/tmp``, its own ``/proc``, no System V or POSIX IPC
+  object, the bot as pid 1, so that nothing an earlier table wrote, by whatever channel, is
+  there. Before the bot's code runs, the process drops every capability and loads the bot's
+  seccomp filter;
+* ``clean``: kill every other process of the sandbox (the zygote is pid 1 of its pid
+  namespace), reap them; answer ``clean``, or ``dirty`` if a unix socket is left in the
+  network namespace (the only one the tables share: the bots' filter allows no other socket,
+  and a socket sent over itself outlives its processes until the kernel collects it): the
+  judge then retires the zygote.
 
-When a child it forked exits, it sends ``exit N STATUS`` (STATUS as the shell has it: the exit
+When a bot it forked exits, it sends ``exit N STATUS`` (STATUS as the shell has it: the exit
 code, or 128 + the signal). End of file on the socket (the judge gone) ends it.
 """
 
+import ctypes
 import gc
 import os
 import select
@@ -38,6 +48,49 @@ PRELOAD = (
     "math",
 )
 
+# <sched.h>, <sys/mount.h>, <linux/capability.h>, <linux/prctl.h>
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+# What each table's bot gets anew, and where the zygote's own namespaces are to come back to.
+NAMESPACES = {"mnt": CLONE_NEWNS, "ipc": CLONE_NEWIPC, "pid": CLONE_NEWPID}
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+# What bubblewrap's --proc covers read-only over a new /proc (bubblewrap.c, cover_proc_dirs).
+PROC_COVERED = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+class Privileges:
+    """What a table's bot process calls to drop the zygote's privileges, made ready once in
+    the zygote: the child then spends no time finding C functions or building structures."""
+
+    def __init__(self, bot_filter: bytes) -> None:
+        self.capset = libc.capset
+        self.prctl = libc.prctl
+        self.header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
+        self.no_capabilities = (ctypes.c_uint32 * 6)()
+        self.program = ctypes.create_string_buffer(bot_filter, len(bot_filter))
+        self.filter = SockFprog(len(bot_filter) // 8, ctypes.cast(self.program, ctypes.c_void_p))
+
+    def drop(self) -> None:
+        """No capability left (permitted, effective, inheritable, hence ambient) and the bot's
+        seccomp filter loaded: from here on, the process can do what a bot started alone
+        can."""
+        _check(self.capset(self.header, self.no_capabilities), "capset")
+        _check(self.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        _check(
+            self.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(self.filter), 0, 0),
+            "loading the seccomp filter",
+        )
+
 
 def main() -> None:
     if os.getpid() != 1:
@@ -45,6 +98,12 @@ def main() -> None:
         # own may do that (outside, it would reach every process of its uid, or of the host).
         sys.exit("_tapis_zygote: refusing to run outside a pid namespace of its own (pid 1)")
     control = socket.socket(fileno=int(sys.argv[1]))
+    with open(int(sys.argv[2]), "rb") as program:
+        privileges = Privileges(program.read())
+    tmp_bytes = int(sys.argv[3])
+    _enter_home(control)
+    home = {name: os.open(f"/proc/self/ns/{name}", os.O_RDONLY) for name in NAMESPACES}
+    workdir = os.getcwd()
     for name in PRELOAD:
         try:  # noqa: SIM105 (contextlib: an import more at the zygote's start)
             __import__(name)
@@ -59,6 +118,7 @@ def main() -> None:
     gc.collect()
     gc.freeze()
     child = 0
+    inherited = [control.fileno(), wake_r, wake_w, *home.values()]
     control.sendmsg([b"ready"])
     while True:
         readable, _, _ = select.select([control.fileno(), wake_r], [], [])
@@ -71,28 +131,129 @@ def main() -> None:
                 os._exit(0)
             command, _, argument = message.partition(b" ")
             if command == b"fork" and len(fds) == 3:
-                sys.stdout.flush()
-                sys.stderr.flush()
                 cpus, _, entry = argument.partition(b" ")
-                pid = os.fork()
-                if pid == 0:
-                    _child(entry.decode(), cpus, fds, [control.fileno(), wake_r, wake_w])
+                bot = Bot(entry.decode(), cpus, fds, privileges, workdir)
+                try:
+                    pid = _fork_sandboxed(bot, tmp_bytes, home, inherited)
+                except OSError as exc:  # the judge sees the zygote gone, starts the bot alone
+                    sys.stderr.write(f"_tapis_zygote: {exc}\n")
+                    os._exit(1)
                 for fd in fds:
                     os.close(fd)
                 child = pid
-                # A pidfd, taken before the child can be reaped (only this loop reaps): the
-                # judge kills and watches the child through it, whatever happens here later.
+                # A pidfd, taken before the bot can be reaped (only this loop reaps): the
+                # judge kills and watches the bot through it, whatever happens here later.
                 pidfd = os.pidfd_open(pid)
                 socket.send_fds(control, [b"pid %d" % pid], [pidfd])
                 os.close(pidfd)
             elif command == b"clean":
                 _kill_all()
                 child = 0
-                control.sendmsg([b"clean" if _empty("/tmp") else b"dirty"])
+                control.sendmsg([b"clean" if _no_socket_left() else b"dirty"])
             else:
                 for fd in fds:
                     os.close(fd)
                 control.sendmsg([b"error unknown command"])
+
+
+def _enter_home(control: socket.socket) -> None:
+    """Move into namespaces of the zygote's own user namespace, which it can come back to.
+
+    bubblewrap's --disable-userns runs the zygote in a user namespace nested in the one that
+    owns the sandbox's namespaces, where its capabilities do not reach: it could leave them
+    for each table's new ones, never come back. So it makes its own once (the pid namespace
+    for a child only: the process started by bubblewrap waits for that child, the zygote
+    proper, and ends with it)."""
+    _check(libc.unshare(sum(NAMESPACES.values())), "unshare")
+    pid = os.fork()
+    if pid != 0:
+        control.close()
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    # Private: what is mounted in a table's copy of this mount namespace never shows here.
+    _mount("none", "/", None, MS_REC | MS_PRIVATE)
+
+
+class Bot:
+    """What a table's bot is started with."""
+
+    def __init__(
+        self, entry: str, cpus: bytes, fds: list[int], privileges: Privileges, workdir: str
+    ) -> None:
+        self.entry = entry
+        self.cpus = cpus
+        self.fds = fds
+        self.privileges = privileges
+        self.workdir = workdir
+
+
+def _fork_sandboxed(bot: Bot, tmp_bytes: int, home: dict[str, int], inherited: list[int]) -> int:
+    """Start the bot in new namespaces made for it; its pid here.
+
+    The zygote enters them itself, makes the new ``/tmp``, forks the bot (pid 1 of the new pid
+    namespace, which unshare gives to children only) and goes back to its own: one fork per
+    table."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _check(libc.unshare(sum(NAMESPACES.values())), "unshare")
+    try:
+        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+        pid = os.fork()
+        if pid == 0:
+            _become_bot(bot, inherited)
+    finally:
+        for name, fd in home.items():
+            _check(libc.setns(fd, NAMESPACES[name]), f"setns {name}")
+    return pid
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _mount(source: str, target: str, fstype: "str | None", flags: int, data: str = "") -> None:
+    _check(
+        libc.mount(
+            source.encode(),
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def _become_bot(bot: Bot, inherited: list[int]) -> None:
+    """In the bot's first process (pid 1 of its new namespaces): finish its sandbox, drop the
+    zygote's privileges, become the bot. Never returns."""
+    code = 1
+    try:
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        _mount("proc", "/proc", "proc", flags)  # of the new pid namespace
+        for path in PROC_COVERED:
+            if os.path.exists(path):
+                _mount(path, path, None, MS_BIND | MS_REC)
+                _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
+        os.chdir(bot.workdir)
+        if bot.cpus != b"-":  # before any of the bot's code runs
+            os.sched_setaffinity(0, {int(cpu) for cpu in bot.cpus.split(b",")})
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for target, fd in enumerate(bot.fds):
+            os.dup2(fd, target)
+        for fd in [*bot.fds, *inherited]:
+            if fd > 2:
+                os.close(fd)
+        bot.privileges.drop()
+        sys.argv[:] = [bot.entry]
+        sys.path[0] = os.path.dirname(bot.entry)
+        code = _run(bot.entry)
+    finally:
+        os._exit(code)
 
 
 def _reap(control: socket.socket, child: int) -> int:
@@ -109,6 +270,13 @@ def _reap(control: socket.socket, child: int) -> int:
             child = 0
 
 
+def _no_socket_left() -> bool:
+    """Whether the network namespace holds no unix socket (the zygote's own socket belongs to
+    the judge's): /proc/net/unix is its header alone."""
+    with open("/proc/net/unix", "rb") as sockets:
+        return len(sockets.read().splitlines()) <= 1
+
+
 def _kill_all() -> None:
     # From pid 1 of a pid namespace, kill(-1) reaches every other process in it (main()
     # checked that this is pid 1; checked again: never signal beyond the namespace).
@@ -123,42 +291,6 @@ def _kill_all() -> None:
             os.waitpid(-1, 0)
         except ChildProcessError:
             return
-
-
-def _empty(folder: str) -> bool:
-    clean = True
-    for entry in os.scandir(folder):
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                os.chmod(entry.path, 0o700)
-                clean = _empty(entry.path) and clean
-                os.rmdir(entry.path)
-            else:
-                os.unlink(entry.path)
-        except OSError:
-            clean = False
-    return clean
-
-
-def _child(entry: str, cpus: bytes, fds: list[int], inherited: list[int]) -> None:
-    """In the forked child: become the bot. Never returns."""
-    code = 1
-    try:
-        if cpus != b"-":  # before any of the bot's code runs
-            os.sched_setaffinity(0, {int(cpu) for cpu in cpus.split(b",")})
-        os.setsid()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for target, fd in enumerate(fds):
-            os.dup2(fd, target)
-        for fd in [*fds, *inherited]:
-            if fd > 2:
-                os.close(fd)
-        sys.argv[:] = [entry]
-        sys.path[0] = os.path.dirname(entry)
-        code = _run(entry)
-    finally:
-        os._exit(code)
 
 
 def _run(entry: str) -> int:

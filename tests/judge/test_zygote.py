@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judge import TableResult, run_table, zygote
+from judge import BotSpec, TableResult, run_table, zygote
 from judge.runner import SDK_DIR
 
 pytestmark = pytest.mark.usefixtures("bwrap_works")
@@ -62,11 +62,16 @@ def write_bot(tmp_path: Path, source: str, name: str = "bot.py") -> Path:
     return path
 
 
+def spec(bot: Path | str) -> BotSpec | str:
+    """A package as one instance of its own (zygotes serve an instance), a built-in as is."""
+    return BotSpec(path=bot, instance=f"instance {bot}") if isinstance(bot, Path) else bot
+
+
 def table(bots: list[Path | str], *, seed: int = 1, zygotes: bool = True) -> TableResult:
     return run_table(
         game="hearts",
         preset="whisthub",
-        bots=[str(b) for b in bots],
+        bots=[spec(b) for b in bots],
         deals=2,
         seed=seed,
         sandbox="bwrap",
@@ -107,6 +112,13 @@ def test_each_table_starts_clean_in_a_reused_zygote(tmp_path: Path) -> None:
     assert int(uid) >= 1_100_000 or os.geteuid() != 0
     assert main == argv == "1"  # run as __main__, sys.argv as python3 would set it
     assert path0 == "/bot"
+
+
+def test_a_package_without_an_instance_is_started_alone(tmp_path: Path) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    result = table([str(probe), "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    assert result.faults == ()
+    assert zygote.idle_count() == 0
 
 
 def test_one_version_at_two_seats_gets_two_zygotes(tmp_path: Path) -> None:
@@ -193,7 +205,7 @@ def test_a_forked_bot_runs_on_the_tables_cpu(tmp_path: Path) -> None:
         result = run_table(
             game="hearts",
             preset="whisthub",
-            bots=[str(bot), "builtin:lowest", "builtin:lowest", "builtin:lowest"],
+            bots=[spec(bot), "builtin:lowest", "builtin:lowest", "builtin:lowest"],
             deals=1,
             seed=1,
             sandbox="bwrap",
