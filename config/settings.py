@@ -258,6 +258,7 @@ if _broker_url is None:
     _broker_url = "filesystem://localhost//"
 CELERY_BROKER_URL = _broker_url
 _broker_scheme = CELERY_BROKER_URL.partition("://")[0]
+TAPIS_BROKER_VISIBILITY_TIMEOUT = float(env_str("TAPIS_BROKER_VISIBILITY_TIMEOUT", "43200"))
 if _broker_scheme in ("filesystem", "memory"):
     if PRODUCTION:
         _refusals.append(
@@ -276,7 +277,10 @@ if _broker_scheme in ("filesystem", "memory"):
         for _folder in ("messages", "control"):
             (_broker_folder / _folder).mkdir(parents=True, exist_ok=True)
 else:
-    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+    # Redis delivers an unacknowledged message again after this long: above the longest table
+    # budget (tournaments.conf.max_table_budget refuses longer ones), so that a table still
+    # playing is never handed to a second worker by the broker.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": TAPIS_BROKER_VISIBILITY_TIMEOUT}
 
 _result_backend = env_str("CELERY_RESULT_BACKEND")
 if _result_backend is None:
@@ -310,13 +314,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_TIMEZONE = TIME_ZONE
+# Workers run the sweep themselves (each on its own timer, once per period overall: see
+# tournaments.worker_process) and record their own heartbeats: beat is optional, and losing it
+# stops nothing. When it runs, it sends the sweep too (it runs only if due).
 CELERY_BEAT_SCHEDULE = {
-    "worker-heartbeat": {
-        "task": "tournaments.tasks.worker_heartbeat_record",
-        "schedule": timedelta(minutes=1),
-        "options": {"expires": 60},
-    },
-    # Re-queue tables whose worker died (expired lease) and lost table messages.
     "tournaments-sweep": {
         "task": "tournaments.tasks.table_sweep",
         "schedule": timedelta(seconds=30),
@@ -451,6 +452,9 @@ TAPIS_BOT_ZYGOTES = env_bool("TAPIS_BOT_ZYGOTES", default=True)
 TAPIS_PIN_TABLES = env_bool("TAPIS_PIN_TABLES", default=True)
 TAPIS_TABLE_LEASE_SECONDS = float(env_str("TAPIS_TABLE_LEASE_SECONDS", "60"))
 TAPIS_TABLE_MAX_ATTEMPTS = int(env_str("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
+TAPIS_TABLE_MAX_CLAIMS = int(env_str("TAPIS_TABLE_MAX_CLAIMS", "10"))
+TAPIS_SWEEP_SECONDS = float(env_str("TAPIS_SWEEP_SECONDS", "30"))
+TAPIS_WORKER_HEARTBEAT_SECONDS = float(env_str("TAPIS_WORKER_HEARTBEAT_SECONDS", "10"))
 TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
 TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))
 

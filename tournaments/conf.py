@@ -15,7 +15,20 @@ environment (README.md and docs/operations.md document each one).
     the lease every third of it while it plays; the sweep re-queues a table whose lease ran out
     (its worker died). Default 60.
 ``TAPIS_TABLE_MAX_ATTEMPTS``
-    Claims of one table before the sweep gives up and marks it failed. Default 3.
+    Attempts of one table that its own play ended (the worker seen alive after the lease ran
+    out: its process died under the table) before the sweep marks it failed. An infrastructure
+    fault (a worker killed or cut off, a local disk error) gives its attempt back. Default 3.
+``TAPIS_TABLE_MAX_CLAIMS``
+    Claims of one table, whatever ended them, before the sweep marks it failed: a table that
+    kills every worker it meets ends flagged, not re-run for ever. Default 10.
+``TAPIS_BROKER_VISIBILITY_TIMEOUT``
+    Seconds Redis keeps a delivered, unacknowledged message before it delivers it again. A
+    table's time budget must stay well below it (tournaments with a longer budget are refused:
+    :func:`max_table_budget`). Default 43200 (12 h).
+``TAPIS_SWEEP_SECONDS``
+    The sweep's period: every worker runs it, the first to claim the period does. Default 30.
+``TAPIS_WORKER_HEARTBEAT_SECONDS``
+    How often each worker records its own heartbeat. Default 10.
 ``TAPIS_PENDING_REQUEUE_SECONDS``
     A table still pending this long after it was queued is queued again by the sweep (its
     message was lost, e.g. with a broker restart). Default 600.
@@ -69,3 +82,30 @@ def pending_requeue_seconds() -> float:
 
 def bot_cache_dir() -> Path:
     return Path(settings.TAPIS_BOT_CACHE_DIR)
+
+
+def max_claims() -> int:
+    return int(settings.TAPIS_TABLE_MAX_CLAIMS)
+
+
+def broker_visibility_timeout() -> float:
+    return float(settings.TAPIS_BROKER_VISIBILITY_TIMEOUT)
+
+
+# Between a table's hard time limit (budget + 120 s) and the broker's redelivery: the sweep's
+# period and a margin, so that a message is never delivered again while its table may play.
+BUDGET_MARGIN_SECONDS = 600.0
+
+
+def max_table_budget() -> float:
+    """The longest time budget a table may have: below the broker's visibility timeout, so
+    that Redis never delivers a table's message again while the table may still be played."""
+    return broker_visibility_timeout() - BUDGET_MARGIN_SECONDS
+
+
+def sweep_seconds() -> float:
+    return float(settings.TAPIS_SWEEP_SECONDS)
+
+
+def heartbeat_seconds() -> float:
+    return float(settings.TAPIS_WORKER_HEARTBEAT_SECONDS)

@@ -15,21 +15,49 @@ from tournaments.tournament_settings import DEFAULTS, NAME_MAX_LENGTH
 
 
 class WorkerHeartbeat(models.Model):
-    """The last time each Celery worker ran the ``worker_heartbeat`` task.
+    """Each Celery worker's own heartbeat: a timer in the worker's main process writes it every
+    ``TAPIS_WORKER_HEARTBEAT_SECONDS`` (tournaments.worker_signals), with what it is playing.
 
-    Celery beat enqueues that task every minute (``CELERY_BEAT_SCHEDULE``): a worker whose
-    ``last_seen`` grows old is not taking tasks from the queue.
+    A worker whose ``last_seen`` grows old is dead, paused or cut off; one with a ``problem``
+    took itself out of rotation (a local error: full disk, missing runtime) and stopped taking
+    tables until an operator restarts it.
     """
 
     hostname = models.CharField(max_length=255, unique=True)
     last_seen = models.DateTimeField()
     beats = models.PositiveBigIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    stopped_at = models.DateTimeField(null=True, blank=True)
+    host = models.CharField(max_length=255, blank=True, help_text="The machine's name.")
+    pid = models.PositiveIntegerField(null=True, blank=True)
+    playing = models.JSONField(default=list, blank=True, help_text="Ids of the tables it plays.")
+    problem = models.TextField(
+        blank=True, help_text="Why the worker took itself out of rotation (empty: it is not)."
+    )
 
     class Meta:
         ordering = ["hostname"]
 
     def __str__(self) -> str:
         return f"{self.hostname} (last seen {self.last_seen:%Y-%m-%d %H:%M:%S %Z})"
+
+
+class Housekeeping(models.Model):
+    """When a periodic job (the sweep) last ran, whoever ran it: every worker may, and the
+    first whose compare-and-set on ``last_run_at`` succeeds does, once per period."""
+
+    name = models.CharField(max_length=64, unique=True)
+    last_run_at = models.DateTimeField(help_text="When a worker last took the period.")
+    last_done_at = models.DateTimeField(null=True, blank=True, help_text="When it last ended.")
+    runs = models.PositiveBigIntegerField(default=0)
+    last_by = models.CharField(max_length=255, blank=True)
+    last_report = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (last run {self.last_run_at:%Y-%m-%d %H:%M:%S %Z})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,7 +284,12 @@ class Table(models.Model):
     claimed_by = models.CharField(max_length=255, blank=True)
     claim_token = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Claims that count against TAPIS_TABLE_MAX_ATTEMPTS: those the table's own play ended
+    # (an infrastructure fault gives its attempt back); ``claims`` counts every claim.
     attempts = models.PositiveSmallIntegerField(default=0)
+    claims = models.PositiveSmallIntegerField(default=0)
+    # When its message was last sent; None: to be sent by the next sweep (a send failed, or a
+    # retry waits for it).
     queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -5,14 +5,16 @@ Task policy (docs/operations.md):
 
 * ``table_run`` is long: acknowledged late and rejected (so re-delivered) when its worker is
   lost; soft and hard time limits are set per call above the table's time budget
-  (``queue.table_enqueue``). It is safe to run twice: the claim is a compare-and-set and a
-  recorded table is never recorded again. Only infrastructure errors (the database or the broker
-  away) are retried, with exponential backoff; a table that cannot be played is marked failed for
-  an operator to re-run.
-* ``table_sweep`` runs every 30 s from beat: it re-queues tables whose worker died (expired
-  lease) and tables whose message was lost.
+  (``queue.table_options``). It is safe to run twice: the claim is a compare-and-set and only
+  the current claim records. It is never retried from a worker's memory: a table the
+  infrastructure stopped is given back to the database, and the sweep sends it again. A local
+  error of the worker's machine takes the worker out of rotation
+  (:func:`tournaments.worker_process.out_of_rotation`).
+* ``table_sweep`` runs the sweep if no worker ran it this period (workers run it on their own
+  timer; beat or an operator may send it too).
 * ``bot_version_validate`` plays a new upload at a short sandboxed table.
-* ``worker_heartbeat_record`` records that the worker that ran it is alive.
+* ``worker_heartbeat_record`` records that the worker that ran it is alive (workers record
+  their own heartbeat on a timer; the task is for checks by hand).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from tournaments import queue, services
+from tournaments import queue, services, worker_process
 from tournaments.errors import INFRASTRUCTURE_ERRORS
+from tournaments.models import Table
+from tournaments.services.tables import WorkerOutOfRotation
 
 RETRY_POLICY: dict[str, Any] = {
     "autoretry_for": INFRASTRUCTURE_ERRORS,
@@ -36,7 +40,7 @@ RETRY_POLICY: dict[str, Any] = {
 
 @shared_task(bind=True, name=queue.WORKER_HEARTBEAT_RECORD, ignore_result=False)
 def worker_heartbeat_record(self: Task) -> dict[str, Any]:
-    """Record that the worker running this task is alive (scheduled every minute by beat)."""
+    """Record that the worker running this task is alive."""
     hostname = self.request.hostname or "unknown"
     heartbeat = services.worker_heartbeat_record(hostname=hostname)
     return {
@@ -46,15 +50,21 @@ def worker_heartbeat_record(self: Task) -> dict[str, Any]:
     }
 
 
-@shared_task(
-    bind=True, name=queue.TABLE_RUN, acks_late=True, reject_on_worker_lost=True, **RETRY_POLICY
-)
+@shared_task(bind=True, name=queue.TABLE_RUN, acks_late=True, reject_on_worker_lost=True)
 def table_run(self: Task, table_id: int) -> dict[str, Any]:
     """Claim, play and record one table."""
     token = str(self.request.id or f"local-{table_id}")
     worker = str(self.request.hostname or "unknown")
+    reason = worker_process.out_of_rotation_reason()
+    if reason:
+        # This process cannot play: leave the table for the sweep to send elsewhere.
+        Table.objects.filter(pk=table_id, status=Table.Status.PENDING).update(queued_at=None)
+        return {"table": table_id, "outcome": "released", "detail": reason}
     try:
         return services.table_run(table_id=table_id, worker=worker, token=token).as_json()
+    except WorkerOutOfRotation as exc:
+        worker_process.out_of_rotation(hostname=worker, reason=exc.reason)
+        return {"table": table_id, "outcome": "released", "detail": exc.reason}
     except SoftTimeLimitExceeded:
         services.table_fail(
             table_id=table_id, token=token, error="the table went over its time limit"
@@ -62,10 +72,11 @@ def table_run(self: Task, table_id: int) -> dict[str, Any]:
         return {"table": table_id, "outcome": "failed", "detail": "time limit"}
 
 
-@shared_task(name=queue.TABLE_SWEEP, ignore_result=False, **RETRY_POLICY)
-def table_sweep() -> dict[str, Any]:
-    """Re-queue tables whose lease expired and pending tables whose message was lost."""
-    return services.table_sweep().as_json()
+@shared_task(bind=True, name=queue.TABLE_SWEEP, ignore_result=False)
+def table_sweep(self: Task) -> dict[str, Any] | None:
+    """Run the sweep if no worker ran it this period."""
+    report = services.sweep_if_due(by=str(self.request.hostname or "task"))
+    return None if report is None else report.as_json()
 
 
 @shared_task(

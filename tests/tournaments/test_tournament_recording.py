@@ -119,7 +119,7 @@ def _odd_result(result: TableResult) -> TableResult:
 def test_recorded_rows_and_stored_replays_are_those_the_database_gives_back() -> None:
     table = _claimed()
     result = _odd_result(services.table_play(table=table))
-    assert services.table_record_result(table_id=table.pk, result=result)
+    assert services.table_record_result(table_id=table.pk, result=result, token="t")
     deals = Deal.objects.filter(table=table)
     stored = dict(DealReplay.objects.filter(deal__in=deals).values_list("deal_id", "document"))
     assert len(stored) == 2
@@ -158,7 +158,9 @@ def test_recorded_rows_and_stored_replays_are_those_the_database_gives_back() ->
 
 def test_duplicate_play_leaves_the_points_to_the_round() -> None:
     table = _claimed(duplicate=True)
-    assert services.table_record_result(table_id=table.pk, result=services.table_play(table=table))
+    assert services.table_record_result(
+        table_id=table.pk, result=services.table_play(table=table), token="t"
+    )
     seats = Seat.objects.filter(table=table)
     assert list(seats.values_list("points", flat=True)) == [None] * 4
     assert all(seat.place is not None for seat in seats)
@@ -169,7 +171,7 @@ def test_recording_a_table_takes_few_queries() -> None:
     table = _claimed()
     result = services.table_play(table=table)
     with CaptureQueriesContext(connection) as queries:
-        assert services.table_record_result(table_id=table.pk, result=result)
+        assert services.table_record_result(table_id=table.pk, result=result, token="t")
     # BEGIN, lock the round, lock the table, its tournament, its seats, the deals' ids, the
     # seats' results, the table's, is the round complete, COMMIT (COPY is not counted).
     assert len(queries) == 10, [q["sql"][:80] for q in queries]

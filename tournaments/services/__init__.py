@@ -44,26 +44,37 @@ from tournaments.services.lifecycle import (
 from tournaments.services.ratings import ratings_update
 from tournaments.services.recording import table_record_result
 from tournaments.services.tables import (
+    LeaseLost,
     SweepReport,
     TableRun,
+    WorkerOutOfRotation,
+    local_worker_error,
     table_claim,
     table_fail,
     table_lease_renew,
     table_play,
+    table_release,
     table_rerun,
     table_run,
     table_sweep,
     tournament_run_here,
 )
-from tournaments.services.workers import worker_heartbeat_record
+from tournaments.services.workers import (
+    housekeeping_claim,
+    sweep_if_due,
+    worker_heartbeat_record,
+    worker_out_of_rotation,
+)
 
 __all__ = [
     "TOURNAMENT_SETTINGS",
     "VALIDATION_DEALS",
     "DealAudit",
+    "LeaseLost",
     "SweepReport",
     "TableRun",
     "TournamentAudit",
+    "WorkerOutOfRotation",
     "bot_create",
     "bot_version_create",
     "bot_version_revalidate",
@@ -72,13 +83,17 @@ __all__ = [
     "entry_disqualify",
     "entry_register",
     "entry_withdraw",
+    "housekeeping_claim",
+    "local_worker_error",
     "ratings_update",
     "round_advance",
+    "sweep_if_due",
     "table_claim",
     "table_fail",
     "table_lease_renew",
     "table_play",
     "table_record_result",
+    "table_release",
     "table_rerun",
     "table_run",
     "table_sweep",
@@ -92,4 +107,5 @@ __all__ = [
     "tournament_start",
     "tournament_update",
     "worker_heartbeat_record",
+    "worker_out_of_rotation",
 ]

@@ -14,7 +14,7 @@ import games
 from games.errors import GameError
 from judge import bots as builtin_bots
 from judge.runner import Limits
-from tournaments import formats, judging, queue, scoring, seeds, selectors
+from tournaments import conf, formats, judging, queue, scoring, seeds, selectors
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotVersion,
@@ -145,7 +145,7 @@ def _checked_settings(settings: TournamentSettings) -> dict[str, Any]:
     opens, closes = settings.registration_opens_at, settings.registration_closes_at
     if opens is not None and closes is not None and closes <= opens:
         raise ApplicationError("registration must close after it opens", code="registration")
-    return settings.replace(
+    values = settings.replace(
         name=settings.name.strip() or f"{engine.name} tournament",
         game=engine.name,
         preset=engine.preset,
@@ -153,6 +153,24 @@ def _checked_settings(settings: TournamentSettings) -> dict[str, Any]:
         table_size=engine.players,
         place_points=list(points),
     ).as_dict()
+    _check_time_budget(values)
+    return values
+
+
+def _check_time_budget(values: Mapping[str, Any]) -> None:
+    """A table may take at most ``conf.max_table_budget()`` seconds: the broker delivers an
+    unacknowledged message again after its visibility timeout, and a table still playing
+    then must not be handed to a second worker."""
+    budget = judging.table_time_budget(tournament=Tournament(**values))
+    most = conf.max_table_budget()
+    if budget > most:
+        raise ApplicationError(
+            f"a table of these settings may take {budget:,.0f} s when every bot uses all its "
+            f"time; at most {most:,.0f} s is allowed: fewer deals per table or shorter time "
+            "limits",
+            code="time_budget",
+            extra={"budget_seconds": round(budget), "max_seconds": round(most)},
+        )
 
 
 def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], dict[str, object]]:

@@ -50,13 +50,16 @@ def deal_passes(engine: games.Game[object], actions: Sequence[Any]) -> list[JSON
     return passed if found else None
 
 
-def table_record_result(*, table_id: int, result: TableResult) -> bool:
+def table_record_result(*, table_id: int, result: TableResult, token: str) -> bool:
     """Record a played table in one transaction: every deal with its tricks and decisions,
     the faults, the seats' scores, places and points; then, if it was the round's last table,
     close the round and seat the next one (or finish the tournament).
 
-    Returns False, and changes nothing, if the table was already recorded (a task that ran
-    twice) or the tournament is no longer running."""
+    Only the claim that is current records: the table must be running under ``token`` (the
+    claim's token). Returns False, and changes nothing, otherwise: the table was already
+    recorded (a task that ran twice), another worker claimed it since (this worker's lease ran
+    out while it was paused or cut off: its late result is refused), or the tournament is no
+    longer running."""
     with transaction.atomic():
         # Lock order everywhere: round, then table. Locking the round serialises the tables
         # of a round, so exactly one of them sees the round complete.
@@ -66,7 +69,7 @@ def table_record_result(*, table_id: int, result: TableResult) -> bool:
         table = sql_row(Table, "id = %s", table_id, lock=True)
         if round_ is None or table is None:
             raise Table.DoesNotExist(f"there is no table {table_id}")
-        if table.status == Table.Status.DONE:
+        if table.status != Table.Status.RUNNING or table.claim_token != token:
             return False
         tournament = sql_row(Tournament, "id = %s", table.tournament_id)
         if tournament is None or tournament.status != Tournament.Status.RUNNING:
