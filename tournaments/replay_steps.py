@@ -31,7 +31,8 @@ Dutch
     stock's size, ``top`` the top discard and ``pn`` the pile's size, ``hold`` the card drawn
     or taken and not placed yet (``{"s": seat, "c": card, "pub": taken from the pile}``),
     ``claim`` the claim round open (rank, putter, barred seats), ``jack`` the first card of a
-    swap, ``sums`` each seat's sum at the end.
+    swap, ``left`` the last turns still to play once Dutch is called, ``sums`` each seat's sum
+    at the end.
 
 Each step after 0 also names its seat ``s``, its action ``a``, the decision's time ``sec`` and
 fault ``f`` (when not 0 and not none), a sentence ``t`` (with every card the step involves) and
@@ -462,6 +463,7 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
         current = state_of(state, players, {})
         steps: list[dict[str, JSON]] = [{"t": "The deal as dealt", "d": current}]
         history = 0
+        called_at: int | None = None  # Dutch: the number of turns finished when Dutch was called
         for number, item in enumerate(actions):
             if not isinstance(item, list) or len(item) != 2:
                 raise ReplayError(f"step {number + 1}: not a [seat, action] pair")
@@ -470,6 +472,12 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
                 raise ReplayError(f"step {number + 1}: seat {seat} acted out of turn")
             state.apply_action(action)
             after = state_of(state, players, current)
+            turns = after.get("turns")
+            if dutch and after["caller"] is not None and isinstance(turns, int):
+                # The call ends the caller's turn; then each other seat plays one last turn.
+                if called_at is None:
+                    called_at = turns
+                after["left"] = 0 if state.is_terminal() else players - 1 - (turns - called_at)
             step = _Step(state, seat, action, current, after, names, static, history)
             full, public, actor_sees = text_of(step)
             entry: dict[str, JSON] = {

@@ -222,6 +222,22 @@ def test_dutch_steps_point_at_the_slots_they_touch(world: ReplayWorld) -> None:
     assert slot_actions
 
 
+def test_after_a_call_each_other_seat_plays_one_last_turn(world: ReplayWorld) -> None:
+    replay = _replay(world.deal(world.dutch))
+    states = _states(replay_steps.deal_replay_steps(replay=replay))
+    calls = [k for k, s in enumerate(states) if s.get("caller") is not None]
+    if not calls:  # the round reached its turn limit
+        assert all("left" not in s for s in states)
+        return
+    first = calls[0]
+    assert states[first]["left"] == 3  # four seats: the three others
+    turns_then = states[first]["turns"]
+    for state in states[first:-1]:
+        assert state["left"] == 3 - (state["turns"] - turns_then)
+    assert states[-1]["left"] == 0
+    assert states[-1]["turns"] == turns_then + 3
+
+
 def test_a_corrupt_log_is_refused_not_replayed(world: ReplayWorld) -> None:
     replay = _replay(world.deal(world.hearts))
     replay["log"]["actions"][5][0] = (replay["log"]["actions"][5][0] + 1) % 4

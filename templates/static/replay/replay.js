@@ -330,7 +330,8 @@ function drawDutchCentre(state, centre) {
   }
   if (state.jack) lines.push(["Jack swap", `first card: seat ${state.jack.seat}, slot ${state.jack.slot}`]);
   if (state.caller !== null && state.caller !== undefined) {
-    lines.push(["Dutch", `called by seat ${state.caller}: the last turns`]);
+    const left = state.left > 0 ? `, ${state.left} last turn${state.left === 1 ? "" : "s"} to play` : "";
+    lines.push(["Dutch", `called by seat ${state.caller}${left}`]);
   }
   if (state.ph === "over") lines.push(["End", state.caller === null ? "turn limit reached" : "every other seat played its last turn"]);
   centre.append(facts(lines));
