@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -141,6 +142,21 @@ class SiteWorld:
     draft: Tournament
 
 
+def play_to_the_end(tournament: Tournament, timeout: float = 120.0) -> None:
+    """Play a started tournament's tables in this process until it is finished. With a
+    transactional database its tables are also queued for real: a live worker of this test
+    session (started by an earlier test) may hold one; it is waited for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        services.tournament_run_here(tournament=tournament)
+        tournament.refresh_from_db()
+        if tournament.status == Tournament.Status.FINISHED:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"{tournament} is still {tournament.status} after {timeout:g} s")
+        time.sleep(0.2)
+
+
 def make_site_world() -> SiteWorld:
     """A finished tournament played here by built-in bots, an open one and a draft."""
     organiser = UserFactory.create(username="organiser")
@@ -149,9 +165,7 @@ def make_site_world() -> SiteWorld:
     )
     entries = enter_builtins(finished, ["heuristic", "lowest", "random", "random"])
     services.tournament_start(tournament=finished)
-    services.tournament_run_here(tournament=finished)
-    finished.refresh_from_db()
-    assert finished.status == Tournament.Status.FINISHED
+    play_to_the_end(finished)
     opened = make_tournament(organiser=organiser, name="Open cup", game="hearts")
     draft = make_tournament(organiser=organiser, name="Secret draft", open_it=False)
     return SiteWorld(
