@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from tournaments import selectors
 from tournaments.models import Deal, DealReplay, Seat, Table
+from tournaments.selectors import replays
 
 from .conftest import World, assert_error
 
@@ -49,7 +50,7 @@ def test_the_prepared_statement_is_prepared_again_on_a_new_connection(world: Wor
     assert expected.visible
     with connection.cursor() as cursor:  # as on a connection opened since
         cursor.execute("DEALLOCATE ALL")
-    selectors._stored_replay_prepared.discard(connection.connection)
+    replays._stored_replay_prepared.discard(connection.connection)
     assert selectors.deal_replay_stored(deal_id=pk) == expected
     assert selectors.deal_replay_stored(deal_id=pk) == expected
     with connection.cursor() as cursor:
