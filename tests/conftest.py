@@ -45,6 +45,10 @@ CELERY_ISOLATION = {
 }
 # Before anything sends a task or a ping (both read these once).
 celery_app.conf.update(CELERY_ISOLATION)
+# The queue of the tests that do not ask for the live worker: nothing consumes it, so the
+# session's worker (it keeps running between the tests that use it) never plays a table that
+# such a test queued and plays itself (tournament_run_here).
+IDLE_QUEUE = f"tapis-test-{RUN_ID}-idle"
 
 WORKER_START_TIMEOUT = 60.0
 
@@ -238,6 +242,17 @@ def _forget_broker_keys(broker_url: str) -> None:
         pass
     finally:
         client.close()
+
+
+@pytest.fixture(autouse=True)
+def _tasks_reach_the_worker_only_in_its_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Send this test's tasks to the live worker's queue only if the test uses the worker."""
+    uses_worker = "live_worker" in request.fixturenames
+    celery_app.conf.task_default_queue = (
+        CELERY_ISOLATION["task_default_queue"] if uses_worker else IDLE_QUEUE
+    )
+    yield
+    celery_app.conf.task_default_queue = CELERY_ISOLATION["task_default_queue"]
 
 
 @pytest.fixture
