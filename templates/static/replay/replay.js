@@ -341,7 +341,6 @@ function draw() {
   const state = states[step];
   felt.replaceChildren();
   felt.dataset.step = String(step);
-  felt.classList.toggle("many", n > 4);
   const centre = el("div", "centre");
   for (const [side, seats] of Object.entries(sides)) {
     const area = el("div", `side side-${side}`);
