@@ -14,9 +14,6 @@ from judge.runner import BotSpec, Limits
 from tournaments import conf
 from tournaments.models import BotVersion, Table, Tournament
 
-# Decisions a whole table makes per deal, for the time budget of a table task.
-DECISIONS_PER_DEAL = {"hearts": 56, "roi": 52}
-
 
 def engine_for(
     *, game: str, preset: str | None, options: Mapping[str, object], deals: int
@@ -71,7 +68,7 @@ def tournament_limits(*, tournament: Tournament) -> Limits:
 
 def table_time_budget(*, tournament: Tournament) -> float:
     """The most a table may take when every bot uses all its time (seconds)."""
-    per_deal = DECISIONS_PER_DEAL.get(tournament.game, 30 * tournament.table_size)
+    per_deal = tournament_engine(tournament=tournament).decisions_per_deal
     seats = tournament.table_size
     return (
         seats * (tournament.startup_seconds + tournament.bank_seconds)

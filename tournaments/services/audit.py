@@ -16,7 +16,6 @@ from tournaments.models import (
     Table,
     Tournament,
 )
-from tournaments.services.recording import deal_passes
 
 if TYPE_CHECKING:
     pass
@@ -101,7 +100,7 @@ def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealA
     decisions = [[d.seat, d.action] for d in deal.decision_set.order_by("step")]
     if decisions != [list(a) for a in actions]:
         problems.append(f"{where}: the decision rows differ from the log")
-    if deal.passes != deal_passes(engine, actions):
+    if deal.passes != engine.passes(actions):
         problems.append(f"{where}: the passes differ from the log")
     return DealAudit(deal.pk, table.pk, deal.index, not problems, tuple(problems))
 

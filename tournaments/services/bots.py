@@ -153,7 +153,7 @@ def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
 
 def _validation_report(version: BotVersion) -> dict[str, JSON]:
     game = games.load(version.bot.game)
-    deals = None if game.name == "roi" else VALIDATION_DEALS  # Roi: one whole game
+    deals = game.round_deals_up(VALIDATION_DEALS)  # Roi: one whole game (10 deals)
     sparring = "random"
     seed = int(version.sha256[:15], 16)
     limits = Limits(startup=5.0, decision=1.0, bank=5.0, max_faults=1)

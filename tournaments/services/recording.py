@@ -4,14 +4,12 @@ bulk, the seats in one statement, the replays rendered once; then the round's cl
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection, models, transaction
 from django.utils import timezone
 
 import games
-from games.base import JSON
 from judge.runner import TableResult
 from tournaments import judging, scoring, selectors
 from tournaments.models import (
@@ -32,22 +30,6 @@ if TYPE_CHECKING:
     pass
 
 log = logging.getLogger(__name__)
-
-
-def deal_passes(engine: games.Game[object], actions: Sequence[Any]) -> list[JSON] | None:
-    """The cards each seat passed: the list-valued actions that open a Hearts deal (None for
-    other games, and for a Hearts deal without a pass)."""
-    if engine.name != "hearts":
-        return None
-    players = engine.players
-    passed: list[JSON] = [None] * players
-    found = False
-    for seat, action in actions:
-        if not isinstance(action, list):
-            break
-        passed[seat] = action
-        found = True
-    return passed if found else None
 
 
 def table_record_result(*, table_id: int, result: TableResult, token: str) -> bool:
@@ -147,7 +129,7 @@ def _write_deals(
                 index=index,
                 seed=seed if isinstance(seed, int) else None,
                 record=record,
-                passes=deal_passes(engine, actions),
+                passes=engine.passes(actions),
                 points=entry["points"],
                 log=entry,
                 decisions=len(actions),
