@@ -16,7 +16,7 @@ from django.utils.html import escape
 
 from tests.tournaments.factories import enter_builtins, make_tournament
 from tournaments import services
-from tournaments.admin import lookup_touches_secret
+from tournaments.admin.base import lookup_touches_secret
 from tournaments.models import (
     Bot,
     BotVersion,

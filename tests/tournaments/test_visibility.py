@@ -23,7 +23,8 @@ from tests.tournaments.factories import (
     enter_builtins,
     make_tournament,
 )
-from tournaments import admin, selectors, services, visibility
+from tournaments import selectors, services, visibility
+from tournaments.admin import base as admin_base
 from tournaments.models import Deal, DealReplay, Entry, Round, Seat, Table, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -195,7 +196,7 @@ def test_hidden_fields_follow_the_rule_for_each_kind_of_row(
     assert visibility.hidden_fields(user=staff, obj=round_) == frozenset()
 
 
-@pytest.mark.parametrize("module", [visibility, admin])
+@pytest.mark.parametrize("module", [visibility, admin_base])
 def test_the_docstring_examples_hold(module: ModuleType) -> None:
     results = doctest.testmod(module)
     assert results.attempted > 0

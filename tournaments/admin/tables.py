@@ -1,0 +1,260 @@
+"""The admin of tables, seats, deals and faults (read-only: a recorded table never changes), and
+of the workers' heartbeats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from tournaments import services, visibility
+from tournaments.admin.base import (
+    HIDDEN,
+    HidingAdmin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    admin_link,
+    finished_at_shown,
+    pretty_json,
+    run_action,
+)
+from tournaments.models import (
+    Deal,
+    Decision,
+    Fault,
+    Seat,
+    Table,
+    Trick,
+    WorkerHeartbeat,
+)
+
+_SEAT_INLINE_FIELDS = (
+    "position",
+    "entry",
+    "house_bot",
+    "substitute",
+    "score",
+    "place",
+    "points",
+    "faults",
+    "replaced",
+    "decisions",
+    "mean_time",
+)
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = _SEAT_INLINE_FIELDS
+    readonly_fields = _SEAT_INLINE_FIELDS
+    show_change_link = False
+
+
+_DEAL_INLINE_FIELDS = (
+    "index",
+    "seed",
+    "points",
+    "decisions",
+    "faults",
+)
+
+
+class DealInline(ReadOnlyInline):
+    model = Deal
+    all_secret = True
+    fields = _DEAL_INLINE_FIELDS
+    readonly_fields = _DEAL_INLINE_FIELDS
+
+
+_FAULT_INLINE_FIELDS = (
+    "seat",
+    "entry",
+    "kind",
+    "deal_index",
+    "decision",
+    "step",
+    "detail",
+)
+
+
+class FaultInline(ReadOnlyInline):
+    model = Fault
+    all_secret = True
+    fields = _FAULT_INLINE_FIELDS
+    readonly_fields = _FAULT_INLINE_FIELDS
+    show_change_link = False
+
+
+@admin.register(Table)
+class TableAdmin(HidingAdmin):
+    list_display = [
+        "__str__",
+        "status",
+        "attempts",
+        "claimed_by",
+        "lease_expires_at",
+        "started_at",
+        "finished",
+    ]
+    list_filter = ["status", "tournament__game", "tournament__status"]
+    search_fields = ["tournament__name", "claimed_by"]
+    list_select_related = ["tournament", "round"]
+    inlines = [SeatInline, DealInline, FaultInline]
+    actions = ["rerun"]
+    readonly_fields = [
+        "tournament",
+        "round",
+        "number",
+        "deal_seed",
+        "status",
+        "claimed_by",
+        "claim_token",
+        "lease_expires_at",
+        "attempts",
+        "queued_at",
+        "started_at",
+        "finished_at",
+        "result_summary",
+        "error",
+    ]
+    exclude = ["result"]
+    secret_displays = {"result_summary": "result"}
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="result")
+    def result_summary(self, obj: Table) -> SafeString:
+        return pretty_json(obj.result)
+
+    @admin.display(description="finished at")
+    def finished(self, obj: Table) -> str:
+        return finished_at_shown(obj)
+
+    @admin.action(description="Re-run (failed tables)")
+    def rerun(self, request: HttpRequest, queryset: QuerySet[Table]) -> None:
+        run_action(self, request, queryset, lambda t: services.table_rerun(table=t), "Queued again")
+
+
+_TRICK_INLINE_FIELDS = (
+    "number",
+    "leader",
+    "cards",
+    "winner",
+    "points",
+)
+
+
+class TrickInline(ReadOnlyInline):
+    model = Trick
+    all_secret = True
+    fields = _TRICK_INLINE_FIELDS
+    readonly_fields = _TRICK_INLINE_FIELDS
+    show_change_link = False
+
+
+_DECISION_INLINE_FIELDS = (
+    "step",
+    "seat",
+    "action",
+    "seconds",
+    "fault",
+)
+
+
+class DecisionInline(ReadOnlyInline):
+    model = Decision
+    all_secret = True
+    fields = _DECISION_INLINE_FIELDS
+    readonly_fields = _DECISION_INLINE_FIELDS
+    show_change_link = False
+
+
+@admin.register(Deal)
+class DealAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "points", "decisions", "faults"]
+    list_filter = ["table__tournament__game"]
+    search_fields = ["table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round"]
+    table_path = "table__"
+    inlines = [TrickInline, DecisionInline]
+    readonly_fields = ["table_link", "index", "seed", "record", "passes", "points", "log_json"]
+    exclude = ["table", "log"]
+
+    @admin.display(description="table")
+    def table_link(self, obj: Deal) -> SafeString:
+        return admin_link(obj.table)
+
+    @admin.display(description="log")
+    def log_json(self, obj: Deal) -> SafeString:
+        return pretty_json(obj.log)
+
+
+@admin.register(Fault)
+class FaultAdmin(ReadOnlyAdmin):
+    list_display = ["kind", "seat", "entry", "table", "deal_index", "step", "detail"]
+    list_filter = ["kind", "table__tournament__game"]
+    search_fields = ["detail", "entry__version__bot__name", "table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
+    table_path = "table__"
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnlyAdmin):
+    list_display = [
+        "__str__",
+        "entry",
+        "house_bot",
+        "seat_score",
+        "seat_place",
+        "seat_points",
+        "seat_faults",
+    ]
+    list_filter = ["substitute"]
+    search_fields = ["entry__version__bot__name", "table__tournament__name"]
+    list_select_related = ["table__tournament", "table__round", "entry__version__bot", "entry"]
+    exclude = ["log"]
+    readonly_fields = ["bot_log"]
+    secret_displays = {"bot_log": "log"}
+
+    @staticmethod
+    def _result(obj: Seat, name: str) -> object:
+        # A seat's results are the same for every user (user=None): its table's.
+        if name in visibility.hidden_fields(user=None, obj=obj):
+            return HIDDEN if obj.table.status == Table.Status.DONE else "-"
+        value = getattr(obj, name)
+        return "-" if value is None else value
+
+    @admin.display(description="score")
+    def seat_score(self, obj: Seat) -> object:
+        return self._result(obj, "score")
+
+    @admin.display(description="place")
+    def seat_place(self, obj: Seat) -> object:
+        return self._result(obj, "place")
+
+    @admin.display(description="points")
+    def seat_points(self, obj: Seat) -> object:
+        return self._result(obj, "points")
+
+    @admin.display(description="faults")
+    def seat_faults(self, obj: Seat) -> object:
+        return self._result(obj, "faults")
+
+    @admin.display(description="bot log (stderr)")
+    def bot_log(self, obj: Seat) -> SafeString:
+        return format_html("<pre>{}</pre>", obj.log or "(empty)")
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(HidingAdmin):  # type: ignore[type-arg]
+    list_display = ["hostname", "last_seen", "beats"]
+    readonly_fields = ["hostname", "last_seen", "beats"]
+    ordering = ["hostname"]
