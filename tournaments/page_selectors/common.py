@@ -1,0 +1,189 @@
+"""The pieces every page shares: pagination, what the viewer may see, the games in words,
+progress."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, F, Q, QuerySet
+from django.http import Http404
+
+import games
+from tournaments import visibility
+from tournaments.models import (
+    Table,
+    Tournament,
+)
+
+PAGE_SIZE = 25
+HOME_LIST_SIZE = 5
+LEADERBOARD_SIZE = 5
+HEAD_TO_HEAD_SIZE = 10
+# How long the rendering of a finished tournament's page is kept (templates' {% cache %}).
+FINAL_PAGE_SECONDS = 24 * 3600
+
+
+def paginate(items: QuerySet[Any] | Sequence[Any], page: str | int | None, size: int) -> Page:
+    """One page of ``items``: the last page for a number past the end, the first for junk
+    (a permalink to page 9 of a list that shrank still shows something)."""
+    return Paginator(items, size).get_page(page)
+
+
+def visible_tournaments(*, user: Any) -> QuerySet[Tournament]:
+    """The tournaments ``user`` may see on the site: every one but drafts, which only their
+    organiser and staff see (as through the API)."""
+    return Tournament.objects.filter(visibility.tournaments_shown_q(user=user))
+
+
+def table_results_visible(*, table: Table) -> bool:
+    """Whether a table's cards, results and log may be shown now (to anyone, staff too):
+    :func:`tournaments.visibility.table_shown` decides."""
+    return visibility.table_shown(user=None, table=table)
+
+
+def tournament_or_404(tournament_id: int, user: Any) -> Tournament:
+    try:
+        return visible_tournaments(user=user).select_related("organiser").get(pk=tournament_id)
+    except Tournament.DoesNotExist:
+        raise Http404("no such tournament") from None
+
+
+@functools.cache
+def catalogue() -> dict[str, dict[str, Any]]:
+    return {str(game["name"]): game for game in games.catalogue()}
+
+
+def game_title(name: str) -> str:
+    game = catalogue().get(name)
+    return str(game["title"]) if game else name
+
+
+def game_choices() -> list[tuple[str, str]]:
+    """(name, title) of every game, for the filters."""
+    return [(name, str(game["title"])) for name, game in catalogue().items()]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OptionLine:
+    """One rule option of a tournament, in words."""
+
+    name: str
+    doc: str
+    value: str
+    changed: bool  # differs from the game's default
+
+
+def _words(value: object) -> str:
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return str(value)
+
+
+def rules_in_words(*, game: str, preset: str, options: dict[str, Any]) -> list[OptionLine]:
+    """Every option of the game as the tournament plays it: the preset's values with the
+    tournament's overrides, each with the engine's description."""
+    entry = catalogue().get(game)
+    if entry is None:
+        return []
+    preset_values: dict[str, Any] = {}
+    for p in entry["presets"]:
+        if p["name"] == preset:
+            preset_values = dict(p["values"])
+    lines = []
+    for info in entry["options"]:
+        name = str(info["name"])
+        value = options.get(name, preset_values.get(name, info["default"]))
+        lines.append(
+            OptionLine(
+                name=name.replace("_", " "),
+                doc=str(info["doc"]),
+                value=_words(value),
+                changed=value != info["default"],
+            )
+        )
+    return lines
+
+
+def preset_doc(*, game: str, preset: str) -> str:
+    entry = catalogue().get(game)
+    for p in entry["presets"] if entry else ():
+        if p["name"] == preset:
+            return str(p["doc"])
+    return ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ProgressView:
+    """A tournament's progress as the pages show it."""
+
+    status: str
+    status_label: str
+    current_round: int
+    rounds: int
+    tables_total: int
+    tables_done: int
+    tables_running: int
+    tables_pending: int
+    tables_failed: int
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.tables_done / self.tables_total) if self.tables_total else 0
+
+    @property
+    def running(self) -> bool:
+        return self.status == Tournament.Status.RUNNING
+
+    @property
+    def live(self) -> bool:
+        """Whether the page keeps asking for news: while the tournament runs, and while it is
+        open (to see it start)."""
+        return self.status in (Tournament.Status.OPEN, Tournament.Status.RUNNING)
+
+
+def _progress_view(tournament: Tournament, counts: dict[str, int], per_round: int) -> ProgressView:
+    total = counts.get("total", 0)
+    if tournament.status == Tournament.Status.RUNNING and tournament.current_round:
+        total += per_round * max(0, tournament.rounds - tournament.current_round)
+    return ProgressView(
+        status=tournament.status,
+        status_label=tournament.get_status_display(),
+        current_round=tournament.current_round,
+        rounds=tournament.rounds,
+        tables_total=total,
+        tables_done=counts.get("done", 0),
+        tables_running=counts.get("running", 0),
+        tables_pending=counts.get("pending", 0),
+        tables_failed=counts.get("failed", 0),
+    )
+
+
+def progress_of(tournaments: Sequence[Tournament]) -> dict[int, ProgressView]:
+    """The progress of each of ``tournaments``, in one query whatever their number."""
+    if not tournaments:
+        return {}
+    rows = (
+        Table.objects.filter(tournament__in=[t.pk for t in tournaments])
+        .values("tournament_id")
+        .annotate(
+            total=Count("pk"),
+            done=Count("pk", filter=Q(status=Table.Status.DONE)),
+            running=Count("pk", filter=Q(status=Table.Status.RUNNING)),
+            pending=Count("pk", filter=Q(status=Table.Status.PENDING)),
+            failed=Count("pk", filter=Q(status=Table.Status.FAILED)),
+            # Tables of the round being played: the rounds still to seat will have as many.
+            current=Count("pk", filter=Q(round__number=F("tournament__current_round"))),
+        )
+        .order_by()
+    )
+    counts = {row["tournament_id"]: row for row in rows}
+    return {
+        t.pk: _progress_view(t, counts.get(t.pk, {}), counts.get(t.pk, {}).get("current", 0))
+        for t in tournaments
+    }

@@ -1,0 +1,275 @@
+"""A table's page and the audit pages."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.db.models import Max, Prefetch
+from django.http import Http404
+
+from tournaments import services, visibility
+from tournaments.models import (
+    Deal,
+    Fault,
+    Seat,
+    Table,
+    Tournament,
+)
+from tournaments.page_selectors.common import (
+    game_title,
+    table_results_visible,
+    tournament_or_404,
+    visible_tournaments,
+)
+from tournaments.page_selectors.tournaments import (
+    SeatLine,
+    seat_lines,
+)
+
+# What each kind of fault means, for people (judge.faults.FaultKind's values).
+FAULT_WORDS = {
+    "timeout": "ran out of time",
+    "crash": "crashed",
+    "malformed": "sent a malformed message",
+    "wrong_id": "answered a request that was not the one pending",
+    "illegal": "played an illegal action",
+    "line_too_long": "sent a message longer than the line limit",
+    "unsolicited": "spoke when it was not asked",
+    "bad_utf8": "sent bytes that are not UTF-8",
+    "internal": "a built-in bot failed (a fault of the judge, not of the bot's author)",
+}
+
+
+def fault_in_words(*, kind: str, deal_index: int | None, decision: int | None, detail: str) -> str:
+    """A fault as a sentence: "ran out of time at deal 3, decision 7: the first legal action
+    was played (no answer within 1 s)". Deals and decisions are counted from 1, as the score
+    sheet numbers them.
+
+    >>> fault_in_words(kind="timeout", deal_index=2, decision=6, detail="")
+    'ran out of time at deal 3, decision 7: the first legal action was played'
+    >>> fault_in_words(kind="crash", deal_index=None, decision=None, detail="exit 1")
+    'crashed at start-up (exit 1)'
+    """
+    words = FAULT_WORDS.get(kind, kind.replace("_", " "))
+    if deal_index is None:
+        sentence = f"{words} at start-up"
+    else:
+        where = f"deal {deal_index + 1}"
+        if decision is not None:
+            where += f", decision {decision + 1}"
+        sentence = f"{words} at {where}: the first legal action was played"
+    if detail:
+        sentence += f" ({detail})"
+    return sentence
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FaultLine:
+    seat: int
+    label: str
+    text: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SheetLine:
+    deal_id: int
+    number: int  # from 1
+    points: list[int]
+    running: list[int]
+    decisions: int
+    faults: int
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        """Each seat's points in this deal and its total so far."""
+        return list(zip(self.points, self.running, strict=False))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TimeLine:
+    position: int
+    label: str
+    decisions: int
+    mean_ms: float | None
+    max_ms: float | None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TablePage:
+    table: Table
+    tournament: Tournament
+    game_title: str
+    shown: bool
+    seats: list[SeatLine]
+    sheet: list[SheetLine]
+    totals: list[int]
+    faults: list[FaultLine]
+    replaced: list[str]
+    times: list[TimeLine]
+    house_bot: str
+    hidden_reason: str
+
+
+def table_page(*, table_id: int, user: Any) -> TablePage:
+    """A table: its seats and, once its cards may be shown, places, scores, the score sheet
+    deal by deal with running totals, the faults in words and the decision times."""
+    try:
+        table = (
+            Table.objects.select_related("round", "tournament")
+            .defer("result", "tournament__options")
+            .prefetch_related(
+                Prefetch(
+                    "seats",
+                    queryset=Seat.objects.select_related("entry__version__bot")
+                    .defer("entry__version__content", "entry__version__report", "log")
+                    .order_by("position"),
+                )
+            )
+            .get(pk=table_id, tournament__in=visible_tournaments(user=user))
+        )
+    except Table.DoesNotExist:
+        raise Http404("no such table") from None
+    shown = table_results_visible(table=table)
+    seats = seat_lines(table, user, shown)
+    labels = {seat.position: seat.label for seat in seats}
+    sheet: list[SheetLine] = []
+    faults: list[FaultLine] = []
+    times: list[TimeLine] = []
+    totals = [0] * len(seats)
+    if shown:
+        running = [0] * len(seats)
+        for row in (
+            Deal.objects.filter(table=table)
+            .order_by("index")
+            .values("id", "index", "points", "decisions", "faults")
+        ):
+            points = [int(p) for p in row["points"]]
+            running = [a + b for a, b in zip(running, points, strict=False)]
+            sheet.append(
+                SheetLine(
+                    deal_id=row["id"],
+                    number=row["index"] + 1,
+                    points=points,
+                    running=list(running),
+                    decisions=row["decisions"],
+                    faults=row["faults"],
+                )
+            )
+        totals = running
+        faults = [
+            FaultLine(
+                seat=f.seat,
+                label=labels.get(f.seat, f"seat {f.seat}"),
+                text=fault_in_words(
+                    kind=f.kind, deal_index=f.deal_index, decision=f.decision, detail=f.detail
+                ),
+            )
+            for f in Fault.objects.filter(table=table).order_by("pk")
+        ]
+        slowest = _slowest_decisions(table)
+        times = [
+            TimeLine(
+                position=seat.position,
+                label=labels[seat.position],
+                decisions=seat.decisions,
+                mean_ms=seat.mean_time * 1000 if seat.mean_time is not None else None,
+                max_ms=slowest.get(seat.position),
+            )
+            for seat in table.seats.all()
+        ]
+    replaced = [labels[s.position] for s in table.seats.all() if shown and s.replaced]
+    return TablePage(
+        table=table,
+        tournament=table.tournament,
+        game_title=game_title(table.tournament.game),
+        shown=shown,
+        seats=seats,
+        sheet=sheet,
+        totals=totals,
+        faults=faults,
+        replaced=replaced,
+        times=times,
+        house_bot=table.tournament.house_bot,
+        hidden_reason="" if shown else visibility.table_hidden_reason(table=table),
+    )
+
+
+def _slowest_decisions(table: Table) -> dict[int, float]:
+    """The longest decision of each seat over the table, in milliseconds (one query)."""
+    from tournaments.models import Decision
+
+    return {
+        row["seat"]: row["slowest"] * 1000
+        for row in Decision.objects.filter(deal__table=table)
+        .values("seat")
+        .annotate(slowest=Max("seconds"))
+        .order_by()
+    }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealAuditPage:
+    deal: Deal
+    table: Table
+    tournament: Tournament
+    audit: services.DealAudit
+
+
+# The replay page's refusals (tournaments/replay_steps.py); the audit page says
+# visibility.table_hidden_reason.
+HIDDEN_DEAL = "this deal is hidden until its table is finished"
+HIDDEN_DUPLICATE_DEAL = (
+    "this deal is hidden until every table of its round is finished (in duplicate play the "
+    "other tables of the round play the same cards)"
+)
+
+
+def deal_audit_page(*, deal_id: int, user: Any) -> DealAuditPage:
+    """A deal re-played through the engine from its seed and log, each check with its
+    verdict. Refused (PermissionDenied, with the reason) while the deal is hidden."""
+    try:
+        deal = (
+            Deal.objects.select_related("table__round", "table__tournament")
+            .filter(table__tournament__in=visible_tournaments(user=user))
+            .get(pk=deal_id)
+        )
+    except Deal.DoesNotExist:
+        raise Http404("no such deal") from None
+    if not table_results_visible(table=deal.table):
+        raise PermissionDenied(visibility.table_hidden_reason(table=deal.table))
+    return DealAuditPage(
+        deal=deal,
+        table=deal.table,
+        tournament=deal.table.tournament,
+        audit=services.deal_audit(deal=deal),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TournamentAuditPage:
+    tournament: Tournament
+    audit: services.TournamentAudit | None
+    cached: bool
+
+
+def tournament_audit_page(*, tournament_id: int, user: Any) -> TournamentAuditPage:
+    """A tournament's audit: every recorded deal re-played, every table's totals and places,
+    and once the seed is revealed the commitment and each table's deal seed. A finished
+    tournament never changes: its audit is kept in the cache once made. A running one is
+    audited on every visit (its recorded tables so far)."""
+    tournament = tournament_or_404(tournament_id, user)
+    final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+    key = f"pages:audit:tournament:{tournament.pk}"
+    if final:
+        stored = cache.get(key)
+        if isinstance(stored, dict):
+            return TournamentAuditPage(
+                tournament=tournament, audit=services.TournamentAudit(**stored), cached=True
+            )
+    audit = services.tournament_audit(tournament=tournament, shown_only=True)
+    if final:
+        cache.set(key, dataclasses.asdict(audit), None)
+    return TournamentAuditPage(tournament=tournament, audit=audit, cached=False)
