@@ -6,9 +6,10 @@ shown (a draft, a table's cards and results, a log, a seed) is decided by
 :mod:`tournaments.visibility`, the module the API asks too; nothing here decides it again.
 
 One module per part of the site (:mod:`~tournaments.page_selectors.home`, ``tournaments``,
-``tables`` with the audits, ``bots`` with the rankings) on the shared pieces of
-:mod:`~tournaments.page_selectors.common`; their public names are gathered here. They are the
-selectors of people's pages, as :mod:`tournaments.selectors` are those of the API.
+``tables`` with the audits, ``deals`` with the replay page, ``bots`` with the rankings) on the
+shared pieces of :mod:`~tournaments.page_selectors.common`; their public names are gathered
+here. They are the selectors of people's pages, as :mod:`tournaments.selectors` are those of
+the API.
 """
 
 from tournaments.page_selectors.bots import (
@@ -42,6 +43,22 @@ from tournaments.page_selectors.common import (
     table_results_visible,
     tournament_or_404,
     visible_tournaments,
+)
+from tournaments.page_selectors.deals import (
+    CardView,
+    DealNeighbours,
+    DecisionRow,
+    PassRow,
+    ReplayPage,
+    SeatRow,
+    TravellerCell,
+    TravellerRow,
+    TrickRow,
+    card_view,
+    deal_neighbours,
+    deal_replay_page,
+    deal_steps_json,
+    deal_traveller,
 )
 from tournaments.page_selectors.home import (
     HomePage,
@@ -99,10 +116,13 @@ __all__ = [
     "LEADERBOARD_SIZE",
     "PAGE_SIZE",
     "BotPage",
+    "CardView",
     "ChartPoint",
     "CrossCell",
     "Crosstable",
     "DealAuditPage",
+    "DealNeighbours",
+    "DecisionRow",
     "EntryLine",
     "FamilyChoice",
     "FaultLine",
@@ -110,11 +130,14 @@ __all__ = [
     "Leaderboard",
     "OpponentLine",
     "OptionLine",
+    "PassRow",
     "ProgressView",
     "RankingsPage",
     "RatingChart",
+    "ReplayPage",
     "RoundBlock",
     "SeatLine",
+    "SeatRow",
     "SeedCheck",
     "SheetLine",
     "Showcase",
@@ -127,9 +150,17 @@ __all__ = [
     "TournamentListPage",
     "TournamentLive",
     "TournamentPage",
+    "TravellerCell",
+    "TravellerRow",
+    "TrickRow",
     "bot_page",
+    "card_view",
     "catalogue",
     "deal_audit_page",
+    "deal_neighbours",
+    "deal_replay_page",
+    "deal_steps_json",
+    "deal_traveller",
     "entry_counts",
     "fault_in_words",
     "game_choices",

@@ -218,7 +218,7 @@ class DealAuditPage:
     audit: services.DealAudit
 
 
-# The replay page's refusals (tournaments/replay_steps.py); the audit page says
+# The replay page's refusals (page_selectors.deals); the audit page says
 # visibility.table_hidden_reason.
 HIDDEN_DEAL = "this deal is hidden until its table is finished"
 HIDDEN_DUPLICATE_DEAL = (

@@ -10,7 +10,7 @@ from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 
-from tournaments import replay_steps
+from tournaments import page_selectors
 
 
 # Compressed: a long Dutch round's steps are several hundred kilobytes of repetitive JSON (a
@@ -19,5 +19,5 @@ from tournaments import replay_steps
 @require_safe
 @gzip_page
 def deal_replay(request: HttpRequest, pk: int) -> HttpResponse:
-    page = replay_steps.deal_replay_page(deal_id=pk, user=request.user)
+    page = page_selectors.deal_replay_page(deal_id=pk, user=request.user)
     return render(request, "replay.html", {"page": page, "nav_section": "tournaments"})

@@ -1,0 +1,387 @@
+"""A deal's page: the deal as tables, its steps for the viewer (:mod:`tournaments.replay_steps`),
+its table's other deals and the duplicate traveller."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from fractions import Fraction
+from typing import Any
+
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
+import games
+from games.base import JSON
+from games.cards import card_name
+from tournaments import scoring, selectors, visibility
+from tournaments.models import Deal, Seat, Table, Tournament
+from tournaments.page_selectors.tables import HIDDEN_DEAL, HIDDEN_DUPLICATE_DEAL
+from tournaments.replay_steps import FORMAT, deal_replay_steps
+
+# --- around a deal: its table's other deals, and the duplicate traveller -----------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DealNeighbours:
+    """The deals before and after one in its table (ids, or None)."""
+
+    previous: int | None
+    next: int | None
+    count: int
+
+
+def deal_neighbours(*, deal: Deal) -> DealNeighbours:
+    """The previous and next deal of ``deal``'s table, and how many deals the table has."""
+    ids = list(
+        Deal.objects.filter(table_id=deal.table_id).order_by("index").values_list("pk", "index")
+    )
+    previous = [pk for pk, index in ids if index < deal.index]
+    following = [pk for pk, index in ids if index > deal.index]
+    return DealNeighbours(
+        previous=previous[-1] if previous else None,
+        next=following[0] if following else None,
+        count=len(ids),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TravellerCell:
+    """One seat of one table on a duplicate deal."""
+
+    bot: str
+    points: int
+    matchpoints: str  # "1½"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TravellerRow:
+    """One table's result on a duplicate deal, seat by seat."""
+
+    deal_id: int
+    table_number: int
+    cells: list[TravellerCell]
+    current: bool
+
+
+def _halves(value: Fraction) -> str:
+    """Matchpoints as people write them.
+
+    >>> _halves(Fraction(3, 2)), _halves(Fraction(1, 2)), _halves(Fraction(2))
+    ('1½', '½', '2')
+    """
+    whole = int(value)
+    rest = value - whole
+    if rest == Fraction(1, 2):
+        return f"{whole or ''}½"
+    return str(whole) if not rest else f"{float(value):.2f}"
+
+
+def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
+    return (
+        Deal.objects.filter(
+            visibility.tables_shown_q(prefix="table__"),
+            table__round_id=deal.table.round_id,
+            index=deal.index,
+            seed=deal.seed,
+        )
+        .select_related("table")
+        .only("pk", "points", "table_id", "table__number")
+        .order_by("table__number")
+    )
+
+
+def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
+    """The duplicate "traveller" of ``deal``: every table of its round that played the same
+    cards (same deal seed and index), with each seat's bot, points and matchpoints on this deal
+    (:func:`scoring.duplicate_matchpoints`). Empty unless the tournament is duplicate; only
+    tables whose play may be shown (:func:`visibility.tables_shown_q`: the whole round is
+    finished). Three queries."""
+    if not deal.table.tournament.duplicate:
+        return []
+    deals = list(_duplicate_deals(deal))
+    if len(deals) < 2:
+        return []
+    seats: dict[int, list[str]] = {}
+    for seat in (
+        Seat.objects.filter(table_id__in=[d.table_id for d in deals])
+        .select_related("entry__version__bot")
+        .defer("entry__version__content", "log")
+        .order_by("table_id", "position")
+    ):
+        seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
+    points = [[list(d.points)] for d in deals]
+    try:
+        matchpoints = scoring.duplicate_matchpoints(points, lower_is_better=lower_is_better)
+    except scoring.FormatError:
+        matchpoints = [[Fraction(0)] * len(d.points) for d in deals]
+    return [
+        TravellerRow(
+            deal_id=d.pk,
+            table_number=d.table.number,
+            cells=[
+                TravellerCell(bot=bot, points=p, matchpoints=_halves(mp))
+                for bot, p, mp in zip(
+                    seats.get(d.table_id, []), d.points, matchpoints[i], strict=False
+                )
+            ],
+            current=d.pk == deal.pk,
+        )
+        for i, d in enumerate(deals)
+    ]
+
+
+# --- the deal page -----------------------------------------------------------------------------
+
+# What Django's json_script escapes: the JSON text cannot close its <script> element.
+_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+_SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+_RANK_SHOWN = {"T": "10"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CardView:
+    """A card as a page draws it: its name (``"QS"``), rank shown, suit letter, symbol and
+    the suit in words."""
+
+    name: str
+    rank: str
+    suit: str
+    symbol: str
+    suit_word: str
+
+    def __html__(self) -> str:
+        """The card as the page writes it (``{{ card }}`` in a template): the rank, the suit's
+        symbol in its colour, the suit in words for screen readers. The script (replay.js)
+        draws the same markup."""
+        return format_html(
+            '<span class="pcard s{}">{}<span aria-hidden="true">{}</span>'
+            '<span class="visually-hidden"> of {}</span></span>',
+            self.suit,
+            self.rank,
+            self.symbol,
+            self.suit_word,
+        )
+
+    __str__ = __html__  # Django's templates call str() before they escape
+
+
+def card_view(name: object) -> CardView | None:
+    """How a page shows a card name (None for anything that is not one).
+
+    >>> card_view("TH")
+    CardView(name='TH', rank='10', suit='H', symbol='♥', suit_word='hearts')
+    """
+    if not isinstance(name, str) or len(name) != 2 or name[1] not in _SUIT_SYMBOLS:
+        return None
+    rank = _RANK_SHOWN.get(name[0], name[0])
+    suit = name[1]
+    return CardView(name, rank, suit, _SUIT_SYMBOLS[suit], _SUIT_WORDS[suit])
+
+
+def _cards(names: object) -> list[CardView]:
+    if not isinstance(names, list):
+        return []
+    return [c for c in (card_view(n) for n in names) if c is not None]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatRow:
+    position: int
+    bot: str
+    points: int | None
+    dealt: list[CardView]
+    dutch_dealt: list[CardView]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PassRow:
+    giver: str
+    receiver: str
+    cards: list[CardView]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrickRow:
+    number: int
+    leader: str
+    by_seat: list[CardView | None]  # the card each seat played, in seat order
+    winner: str
+    points: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DecisionRow:
+    step: int
+    seat: str
+    text: str
+    seconds: float
+    fault: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReplayPage:
+    """Everything the deal page shows, worked out before the template runs."""
+
+    deal: Deal
+    table: Table
+    tournament: Tournament
+    game: str
+    preset: str
+    static: dict[str, JSON]
+    seats: list[SeatRow]
+    passes: list[PassRow]
+    tricks: list[TrickRow]
+    decisions: list[DecisionRow]
+    leftover: list[CardView]  # Hearts: the reserve or the stock as dealt
+    first_discard: CardView | None  # Dutch: the card that started the discard pile
+    moon: str | None
+    dutch_end: dict[str, JSON]
+    neighbours: DealNeighbours
+    traveller: list[TravellerRow]
+    steps_script: str  # the steps as JSON, escaped for a <script> element
+    step_count: int
+
+
+def _deal_for_page(deal_id: int, user: Any) -> Deal:
+    """The deal, as the API answers for it (:mod:`tournaments.visibility` decides): Http404 if
+    there is none or its tournament is one ``user`` may not see (a draft), PermissionDenied
+    with the reason while its play is hidden."""
+    try:
+        deal = (
+            Deal.objects.select_related("table__round", "table__tournament")
+            .defer("log", "record", "passes")
+            .get(pk=deal_id)
+        )
+    except Deal.DoesNotExist:
+        raise Http404("no such deal") from None
+    table = deal.table
+    if not visibility.tournament_shown(user=user, tournament=table.tournament):
+        raise Http404("no such deal")
+    if not visibility.deal_shown(user=user, deal=deal):
+        duplicate = table.tournament.duplicate and table.status == Table.Status.DONE
+        raise PermissionDenied(HIDDEN_DUPLICATE_DEAL if duplicate else HIDDEN_DEAL)
+    return deal
+
+
+def _replay_text(deal: Deal) -> str:
+    """The deal's replay as the API sends it: the one stored when its table was recorded."""
+    stored = selectors.deal_replay_stored(deal_id=deal.pk)
+    if stored is not None and stored.document:
+        return stored.document
+    return selectors.deal_replay_document(deal_id=deal.pk)
+
+
+def deal_steps_json(*, replay_text: str) -> str:
+    """:func:`deal_replay_steps` of a recorded deal's replay (its JSON text) as JSON text,
+    computed once and cached under the replay's digest (a recorded deal never changes; a long
+    Dutch round takes the engine a few tenths of a second to replay step by step)."""
+    digest = hashlib.sha256(replay_text.encode()).hexdigest()
+    key = f"replay-steps:{FORMAT}:{digest}"
+    text = cache.get(key)
+    if not isinstance(text, str):
+        steps = deal_replay_steps(replay=json.loads(replay_text))
+        text = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
+        cache.set(key, text, timeout=None)
+    return text
+
+
+def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
+    """The deal page of ``deal_id``: Http404 if there is no such deal, PermissionDenied (with
+    the reason) while it is hidden (the API's rule), else what the page shows."""
+    deal = _deal_for_page(deal_id, user)
+    table = deal.table
+    replay_text = _replay_text(deal)
+    replay = json.loads(replay_text)
+    steps_text = deal_steps_json(replay_text=replay_text)
+    steps = json.loads(steps_text)
+    names: list[str] = steps["seats"]
+    players = len(names)
+    game = steps["game"]
+    record = replay.get("record") or {}
+    points = replay.get("points") or []
+    dealt = record.get("hands") or []
+    seats = []
+    for s in range(players):
+        hand = dealt[s] if s < len(dealt) else []
+        seats.append(
+            SeatRow(
+                position=s,
+                bot=names[s],
+                points=points[s] if s < len(points) else None,
+                dealt=_cards(hand) if game != "dutch" else [],
+                dutch_dealt=[c for c in (card_view(card_name(i % 52)) for i in hand) if c]
+                if game == "dutch"
+                else [],
+            )
+        )
+    passes = []
+    pass_to = steps["static"].get("pass_to") or []
+    for seat, action in (replay.get("log") or {}).get("actions") or []:
+        if isinstance(action, list) and isinstance(pass_to[seat], int):
+            passes.append(PassRow(names[seat], names[pass_to[seat]], _cards(action)))
+    tricks = []
+    for number, trick in enumerate(steps["tricks"], start=1):
+        by_seat: list[CardView | None] = [None] * players
+        for k, name in enumerate(trick["cards"]):
+            by_seat[(trick["leader"] + k) % players] = card_view(name)
+        tricks.append(
+            TrickRow(
+                number, names[trick["leader"]], by_seat, names[trick["winner"]], trick["points"]
+            )
+        )
+    decisions = [
+        DecisionRow(
+            step=k,
+            seat=names[step["s"]],
+            text=step["t"],
+            seconds=step.get("sec", 0.0),
+            fault=step.get("f", ""),
+        )
+        for k, step in enumerate(steps["steps"][1:], start=1)
+    ]
+    final = steps["steps"][0]["d"]
+    for step in steps["steps"][1:]:
+        final = {**final, **step["d"]}
+    moon = final.get("moon")
+    static = steps["static"]
+    leftover = _cards(static.get("reserve") or static.get("stock") or [])
+    first = None
+    if game == "dutch":
+        stock = record.get("stock") or []
+        first = card_view(card_name(stock[0] % 52)) if stock else None
+    dutch_end: dict[str, JSON] = {}
+    if game == "dutch":
+        caller = final.get("caller")
+        dutch_end = {
+            "caller": names[caller] if isinstance(caller, int) else None,
+            "turns": final.get("turns"),
+            "sums": final.get("sums"),
+        }
+    lower = getattr(games.game_class(game), "lower_is_better", True)
+    return ReplayPage(
+        deal=deal,
+        table=table,
+        tournament=table.tournament,
+        game=game,
+        preset=str(replay.get("preset", "")),
+        static=static,
+        seats=seats,
+        passes=passes,
+        tricks=tricks,
+        decisions=decisions,
+        leftover=leftover,
+        first_discard=first,
+        moon=names[moon] if isinstance(moon, int) else None,
+        dutch_end=dutch_end,
+        neighbours=deal_neighbours(deal=deal),
+        traveller=deal_traveller(deal=deal, lower_is_better=lower),
+        steps_script=mark_safe(steps_text.translate(_SCRIPT_ESCAPES)),
+        step_count=len(steps["steps"]) - 1,
+    )
