@@ -20,13 +20,14 @@ PACKAGES := $(patsubst %/__init__.py,%,$(wildcard config/__init__.py games/__ini
 # packages it found when it was made).
 INSTALL_INPUTS := pyproject.toml $(wildcard */__init__.py)
 
-.PHONY: help run test install install-dev bubblewrap chromium services lint format typecheck \
-	pytest compile clean
+.PHONY: help run test install install-dev bubblewrap toolchains chromium services lint format \
+	typecheck pytest compile clean
 
 help:
 	@echo "make run        the demo: web server on http://$(HOST):$(PORT)/ and one Celery worker"
 	@echo "make test       lint, format check, type check and tests (needs PostgreSQL and Redis)"
 	@echo "make lint | typecheck | pytest | format   one step of make test (format rewrites files)"
+	@echo "make toolchains install the bot runtimes (gcc, g++, rustc, go, java, node) when missing"
 	@echo "make compile    build the compiled engine (mypyc; optional: pure Python without it)"
 
 $(PY):
@@ -46,7 +47,7 @@ install-dev: $(VENV)/.installed-dev
 run: install compile
 	$(PY) -m config.run --host $(HOST) --port $(PORT)
 
-test: install-dev compile bubblewrap chromium services lint typecheck pytest
+test: install-dev compile bubblewrap toolchains chromium services lint typecheck pytest
 
 # The judge runs bots under bubblewrap: install it when missing and we may.
 bubblewrap:
@@ -57,6 +58,28 @@ bubblewrap:
 			apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap; \
 		else \
 			echo "warning: bubblewrap (bwrap) is missing: sudo apt-get install bubblewrap" >&2; \
+		fi; \
+	fi
+
+# The bot runtimes beside python3 (docs/protocol.md, "Runtimes"), all Debian's packages: gcc and
+# g++ with cJSON and nlohmann-json, rustc and cargo with Debian's packaged crates (serde_json, used offline
+# from /usr/share/cargo/registry), Go, OpenJDK 17 with Gson, Node.js. docker/Dockerfile installs
+# the same list (tests/test_docker_files.py checks it). Only the missing ones are installed.
+TOOLCHAINS := gcc g++ libc6-dev libcjson-dev nlohmann-json3-dev rustc cargo librust-serde-json-dev golang-go \
+	openjdk-17-jdk-headless libgoogle-gson-java nodejs
+
+toolchains:
+	@missing="$$(for p in $(TOOLCHAINS); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed' \
+			|| echo "$$p"; done)"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "Installing the bot runtimes:" $$missing; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+		else \
+			echo "warning: bot runtimes missing (their tests fail): sudo apt-get install" \
+				$$missing >&2; \
 		fi; \
 	fi
 

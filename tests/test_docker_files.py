@@ -137,6 +137,19 @@ def test_dockerfile_installs_bubblewrap_and_the_project() -> None:
     assert re.search(r'^CMD \["gunicorn", "config\.wsgi:application"', dockerfile, flags=re.M)
 
 
+def test_dockerfile_installs_the_bot_runtimes_of_the_makefile() -> None:
+    """The image runs every runtime a worker of `make test` runs: the same Debian packages."""
+    makefile = re.sub(r"\\\n", " ", (BASE_DIR / "Makefile").read_text())
+    match = re.search(r"^TOOLCHAINS := (.*)$", makefile, flags=re.MULTILINE)
+    assert match, "the Makefile lists the bot runtimes' packages in TOOLCHAINS"
+    packages = match.group(1).split()
+    assert {"g++", "rustc", "golang-go", "openjdk-17-jdk-headless", "nodejs"} <= set(packages)
+    instructions = re.sub(r"\\\n", " ", (DOCKER / "Dockerfile").read_text())
+    installs = re.findall(r"^RUN .*apt-get install (.*)$", instructions, flags=re.MULTILINE)
+    installed = {word for line in installs for word in line.split()}
+    assert set(packages) <= installed, sorted(set(packages) - installed)
+
+
 def test_dockerfile_builds_the_compiled_engine() -> None:
     """The hot engine modules compiled by mypyc in a stage with a C compiler, from the same
     Python and the same games/ as the service image, copied into it (optional: the stage ends

@@ -1,0 +1,74 @@
+// The Go example bot: protocol 1 (docs/protocol.md) with the standard library's encoding/json.
+//
+// Plays the first legal action of every decision, in every game, and rebuilds the lists sent
+// as deltas ("history", "tricks"): whole = rebuilt[:K_start] + sent. At each deal's end it
+// checks its rebuilt tricks against the deal's summary and says so on stderr (its log).
+// Build: go build -o bot main.go
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+)
+
+type message struct {
+	Type         string                     `json:"type"`
+	ID           json.RawMessage            `json:"id"`
+	Deal         int                        `json:"deal"`
+	Observation  map[string]json.RawMessage `json:"observation"`
+	LegalActions []json.RawMessage          `json:"legal_actions"`
+	Summary      struct {
+		Tricks []any `json:"tricks"`
+	} `json:"summary"`
+}
+
+func main() {
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	kept := map[string][]any{} // the whole lists rebuilt so far in this deal
+	send := func(reply any) {
+		line, _ := json.Marshal(reply)
+		out.Write(append(line, '\n'))
+		out.Flush()
+	}
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var m message
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		switch m.Type {
+		case "hello":
+			send(map[string]string{"type": "ready", "name": "example-go"})
+		case "act":
+			for _, key := range []string{"history", "tricks"} {
+				var start int
+				if raw, ok := m.Observation[key+"_start"]; ok && json.Unmarshal(raw, &start) == nil {
+					var sent []any
+					json.Unmarshal(m.Observation[key], &sent)
+					whole := kept[key]
+					if start < len(whole) {
+						whole = whole[:start]
+					}
+					kept[key] = append(whole, sent...)
+				}
+			}
+			send(map[string]json.RawMessage{"id": m.ID, "action": m.LegalActions[0]})
+		case "deal_end":
+			tricks, played := kept["tricks"], m.Summary.Tricks
+			ok := len(tricks) <= len(played) && reflect.DeepEqual(tricks, played[:len(tricks)])
+			verdict := map[bool]string{true: "ok", false: "MISMATCH"}[ok]
+			fmt.Fprintf(os.Stderr, "deal %d: %d tricks, %d history entries, %s\n",
+				m.Deal, len(tricks), len(kept["history"]), verdict)
+			kept = map[string][]any{}
+		case "bye":
+			return
+		} // game_end, and notices of later versions: nothing to do
+	}
+}
