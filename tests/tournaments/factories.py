@@ -8,6 +8,7 @@ from typing import Any
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.test import Client
 
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Entry, Tournament
@@ -99,3 +100,16 @@ def enter_builtins(tournament: Tournament, names: list[str]) -> list[Entry]:
         BuiltinVersionFactory.create(builtin=name, bot__game=tournament.game) for name in names
     ]
     return [enter(tournament, version) for version in versions]
+
+
+def admin_change_data(client: Client, url: str) -> dict[str, Any]:
+    """What an admin change form at ``url`` would post unchanged: its fields' initial values
+    and its inlines' management forms."""
+    page = client.get(url)
+    form = page.context["adminform"].form
+    data = {name: form.initial.get(name) for name in form.fields}
+    data = {k: ("" if v is None else v) for k, v in data.items()}
+    for inline in page.context["inline_admin_formsets"]:
+        management = inline.formset.management_form
+        data.update({management.add_prefix(k): v for k, v in management.initial.items()})
+    return data

@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from tests.tournaments.factories import enter_builtins, make_tournament
+from tests.tournaments.factories import admin_change_data, enter_builtins, make_tournament
 from tournaments import services
 from tournaments.admin.base import lookup_touches_secret
 from tournaments.models import (
@@ -87,13 +87,7 @@ def test_actions_open_start_audit_cancel(staff: Client) -> None:
 def test_editing_a_draft_goes_through_the_service(staff: Client) -> None:
     tournament = make_tournament(open_it=False)
     url = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-    page = staff.get(url)
-    form = page.context["adminform"].form
-    data = {name: form.initial.get(name) for name in form.fields}
-    data = {k: ("" if v is None else v) for k, v in data.items()}
-    for inline in page.context["inline_admin_formsets"]:
-        management = inline.formset.management_form
-        data.update({management.add_prefix(k): v for k, v in management.initial.items()})
+    data = admin_change_data(staff, url)
     data["options"] = '{"jokers": true}'
     data["place_points"] = "[4, 2, 1, 0]"
     response = staff.post(url, data)

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from judge.runner import Limits
-from tests.tournaments.factories import UserFactory, make_tournament
+from tests.tournaments.factories import UserFactory, admin_change_data, make_tournament
 from tournaments import services
 from tournaments.errors import ApplicationError
 from tournaments.models import Tournament
@@ -101,13 +101,7 @@ def test_the_admin_refuses_what_the_api_refuses() -> None:
     client = Client()
     client.force_login(staff)
     url = reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-    page = client.get(url)
-    form = page.context["adminform"].form
-    data = {name: form.initial.get(name) for name in form.fields}
-    data = {k: ("" if v is None else v) for k, v in data.items()}
-    for inline in page.context["inline_admin_formsets"]:
-        management = inline.formset.management_form
-        data.update({management.add_prefix(k): v for k, v in management.initial.items()})
+    data = admin_change_data(client, url)
     data["options"] = "{}"
     data["place_points"] = "[4, 2, 1, 0]"
     data["decision_seconds"] = 3600
