@@ -1,10 +1,9 @@
 """Django's Redis cache backend, with one redis-py client per connection pool.
 
 Django's ``RedisCacheClient.get_client()`` makes a new ``redis.Redis`` for every cache
-operation, and redis-py builds some 170 response callbacks each time it makes one: about
-0.3 ms of CPU per operation, more than the round trip to Redis itself. The API's throttles
-make four operations per request (two throttles, each a get and a set), which tripled the CPU
-a replay costs the server (bench/api.py --throttle). A ``redis.Redis`` is safe to share
+operation, and redis-py builds its response callbacks each time it makes one: on the paths
+every request takes (the throttles) that costs more CPU than the round trip to Redis itself
+(figures in docs/operations.md). A ``redis.Redis`` is safe to share
 between threads (it takes a connection from its pool for each command); Django keeps one
 cache object per thread anyway.
 

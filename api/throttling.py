@@ -7,11 +7,10 @@ client is counted by its address (``TAPIS_NUM_PROXIES`` says which one: README.m
 one by its user.
 
 A request costs one counter increment in the cache: fixed windows (the first ``N`` requests of
-each period pass; ``Retry-After`` is the rest of the period). DRF's own throttles keep a list of
-every request's time per client and scope, read it and write it back whole, for each of the
-two scopes (the anonymous ones counted twice): four cache round trips and two pickled lists per
-request, which doubled the CPU a replay cost the server (bench/api.py --throttle). The price of
-fixed windows: a client may send up to ``2N`` requests across the boundary of two windows.
+each period pass; ``Retry-After`` is the rest of the period), instead of DRF's sliding windows,
+which keep a list of every request's time per client and scope and read and write it back whole
+(docs/operations.md has what each costs). The price of fixed windows: a client may send up to
+``2N`` requests across the boundary of two windows.
 
 With the Redis cache (``api.redis_cache.RedisCache``) the increment and the key's expiry go to
 Redis in one round trip; with another cache, ``add`` then ``incr``.

@@ -173,8 +173,8 @@ JOIN {Tournament._meta.db_table} tn ON tn.id = t.tournament_id
 LEFT JOIN {DealReplay._meta.db_table} dr ON dr.deal_id = d.id
 WHERE d.id = %s
 """
-# On PostgreSQL the query is prepared once per connection: planning its four joins cost the
-# server several times what running it does (about 0.4 against 0.07 ms).
+# On PostgreSQL the query is prepared once per connection: planning its four joins costs the
+# server several times what running it does (docs/operations.md).
 _STORED_REPLAY_STATEMENT = "tapis_deal_replay_stored"
 _stored_replay_prepared: weakref.WeakSet[Any] = weakref.WeakSet()
 

@@ -19,8 +19,8 @@ BULK_BATCH = 2000
 POINTS_QUANTUM = Decimal("0.0001")
 
 # Rows read and written on the paths every table takes (claim, record), in SQL: compiling
-# these through the ORM cost the worker more CPU (about 0.5 to 1 ms a query) than the server
-# took to run them.
+# these through the ORM's query compiler cost the worker more CPU than the server took to run
+# them (docs/operations.md).
 TABLE = Table._meta.db_table
 
 
