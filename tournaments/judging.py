@@ -48,12 +48,16 @@ def bot_version_path(*, version: BotVersion) -> Path:
     return path
 
 
-def bot_spec(*, version: BotVersion) -> BotSpec:
+def bot_spec(*, version: BotVersion, entry_id: int | None = None) -> BotSpec:
+    """The judge's spec of a version's bot, as entry ``entry_id`` plays it (None: outside a
+    tournament, at its validation)."""
     if version.builtin:
         return BotSpec(builtin=version.builtin, label=version.label)
-    # The judge's zygotes serve one instance: one version, never two uploads of the same bytes.
+    # The judge's zygotes serve one instance: one version of one entry, never two uploads of the
+    # same bytes nor two entries of the same version.
+    owner = f"entry {entry_id}" if entry_id is not None else "validation"
     path = bot_version_path(version=version)
-    return BotSpec(path=path, label=version.label, instance=f"bot version {version.pk}")
+    return BotSpec(path=path, label=version.label, instance=f"bot version {version.pk}, {owner}")
 
 
 def tournament_limits(*, tournament: Tournament) -> Limits:
@@ -86,5 +90,5 @@ def table_bots(*, table: Table) -> list[BotSpec]:
             label = f"house:{seat.house_bot}"
             specs.append(BotSpec(builtin=seat.house_bot, label=label))
         else:
-            specs.append(bot_spec(version=seat.entry.version))
+            specs.append(bot_spec(version=seat.entry.version, entry_id=seat.entry_id))
     return specs
