@@ -30,6 +30,7 @@ from tournaments.models import (
 from tournaments.tournament_settings import BOUNDS, NAME_MAX_LENGTH, PLACE_POINTS
 
 from .exceptions import PayloadTooLarge
+from .statistics_serializers import EntryConfidenceSerializer
 
 # ---------------------------------------------------------------------------------------------
 # Input
@@ -396,6 +397,16 @@ class StandingSerializer(serializers.Serializer[Any]):
     ranked = serializers.BooleanField()
     withdrawn = serializers.BooleanField(source="entry.withdrawn")
     disqualified = serializers.BooleanField(source="entry.disqualified")
+    confidence = serializers.SerializerMethodField(
+        help_text="Mean score per deal with its 95% interval (null: no score yet, or unranked)."
+    )
+
+    @extend_schema_field(EntryConfidenceSerializer(allow_null=True))
+    def get_confidence(self, row: Any) -> dict[str, Any] | None:
+        line = self.context.get("confidence", {}).get(row.entry.pk)
+        if line is None:
+            return None
+        return dict(EntryConfidenceSerializer(line).data)
 
 
 class ProgressSerializer(serializers.Serializer[Any]):

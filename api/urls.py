@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
-from api import views
+from api import statistics_views, views
 from api.docs import DocsView, SchemaView
 
 app_name = "api"
@@ -45,6 +45,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tournaments/<int:pk>/entries/", views.EntryList.as_view(), name="entry-list"),
     path("tournaments/<int:pk>/standings/", views.Standings.as_view(), name="standings"),
     path("tournaments/<int:pk>/progress/", views.ProgressView.as_view(), name="progress"),
+    path(
+        "tournaments/<int:pk>/crosstable/",
+        statistics_views.Crosstable.as_view(),
+        name="crosstable",
+    ),
+    path("resolution/", statistics_views.Resolution.as_view(), name="resolution"),
     path("tournaments/<int:pk>/rounds/", views.RoundList.as_view(), name="round-list"),
     path("tournaments/<int:pk>/tables/", views.TableList.as_view(), name="table-list"),
     # Tables and deals

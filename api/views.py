@@ -477,7 +477,9 @@ class EntryList(ApiView):
 
 class Standings(ApiView):
     """The standings so far (final once finished): rank, points, relative score, head to
-    head, tables played. Withdrawn and disqualified entries come last, unranked.
+    head, tables played, and each entry's mean score per deal with its 95% interval, rank
+    probabilities and whether its place is settled (``confidence``; docs/tournaments.md,
+    "Statistics"). Withdrawn and disqualified entries come last, unranked.
 
     Kept in the cache under a key that changes with every recorded table and every entry
     (``selectors.standings_version``): final standings are computed once."""
@@ -510,7 +512,13 @@ class Standings(ApiView):
                 lambda: [
                     dict(row)
                     for row in s.StandingSerializer(
-                        selectors.standings_for_tournament(tournament=tournament), many=True
+                        selectors.standings_for_tournament(tournament=tournament),
+                        many=True,
+                        context={
+                            "confidence": selectors.tournament_statistics(
+                                tournament=tournament
+                            ).by_entry()
+                        },
                     ).data
                 ],
             )

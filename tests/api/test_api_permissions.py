@@ -191,6 +191,25 @@ CASES = [
         everyone(200),
     ),
     Case(
+        "crosstable (finished)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.finished.pk}/crosstable/",
+        everyone(200),
+    ),
+    Case(
+        "crosstable (draft)",
+        "GET",
+        lambda w: f"/api/v1/tournaments/{w.draft.pk}/crosstable/",
+        only({ORGANISER: 200, STAFF: 200}, others=404, anonymous=404),
+    ),
+    Case(
+        "resolution",
+        "GET",
+        lambda w: "/api/v1/resolution/",
+        everyone(200),
+        query={"game": "hearts", "entries": "8", "rounds": "3", "deals_per_table": "8"},
+    ),
+    Case(
         "progress",
         "GET",
         lambda w: f"/api/v1/tournaments/{w.running.pk}/progress/",

@@ -5,7 +5,9 @@ module per entity, their public names gathered here (``from tournaments import s
   outcomes and standings;
 - :mod:`~tournaments.selectors.tables`: a table, its seats and log, a deal;
 - :mod:`~tournaments.selectors.bots`: bots, versions and ratings;
-- :mod:`~tournaments.selectors.replays`: the stored replays of recorded deals.
+- :mod:`~tournaments.selectors.replays`: the stored replays of recorded deals;
+- :mod:`~tournaments.selectors.statistics`: standings with confidence, the crosstable, what a
+  tournament's settings resolve.
 
 Views, serializers, the admin and services read through these; none of them writes. What may
 be shown to whom is decided by :mod:`tournaments.visibility`, which these ask.
@@ -26,6 +28,15 @@ from tournaments.selectors.replays import (
     deal_replay_stored,
     replays_to_store,
     table_replay_seats,
+)
+from tournaments.selectors.statistics import (
+    ResolutionReport,
+    SpreadSource,
+    TournamentStatistics,
+    preset_spread_source,
+    tournament_resolution,
+    tournament_results,
+    tournament_statistics,
 )
 from tournaments.selectors.tables import (
     bot_label,
@@ -54,8 +65,11 @@ from tournaments.selectors.tournaments import (
 
 __all__ = [
     "Progress",
+    "ResolutionReport",
+    "SpreadSource",
     "StandingRow",
     "StoredReplay",
+    "TournamentStatistics",
     "as_jsonb",
     "bot_label",
     "bot_list",
@@ -67,6 +81,7 @@ __all__ = [
     "deal_replay_document",
     "deal_replay_documents",
     "deal_replay_stored",
+    "preset_spread_source",
     "rating_leaderboard",
     "replays_to_store",
     "seat_label",
@@ -83,6 +98,9 @@ __all__ = [
     "tournament_outcomes",
     "tournament_place_points",
     "tournament_progress",
+    "tournament_resolution",
+    "tournament_results",
     "tournament_rounds",
+    "tournament_statistics",
     "tournament_tables",
 ]

@@ -1,0 +1,346 @@
+"""Reads of a tournament's statistics: its results as :mod:`tournaments.statistics` reads them,
+standings with confidence intervals, rank probabilities and settled places, the crosstable, and
+what a tournament's settings can resolve (docs/tournaments.md, "Statistics").
+
+Only what :mod:`tournaments.visibility` allows is read (:func:`visibility.tables_shown_q`:
+nothing of a table still being played, in duplicate play nothing of a round still being
+played), so the figures are the same for everyone and say nothing a table's page would not.
+A tournament's figures are kept in Django's cache under its standings version
+(:func:`~tournaments.selectors.tournaments.standings_version`): final ones are computed once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.core.cache import cache
+from django.db.models import Count, Max, QuerySet
+
+import games
+from tournaments import statistics, visibility
+from tournaments.errors import ApplicationError
+from tournaments.models import Deal, Seat, Tournament
+from tournaments.selectors.tournaments import standings_version
+
+#: How long a tournament's figures are kept: final ones never change; live ones are keyed by
+#: the standings version, which moves with each recorded table, so this only bounds memory.
+CACHE_SECONDS = 24 * 3600
+#: The finished tournaments of a preset read to measure its spread (the latest ones).
+SPREAD_TOURNAMENTS = 20
+#: Scores (seat-deals of entries) below which the finished tournaments' spread is not used.
+SPREAD_MIN_SCORES = 200
+
+# The columns statistics.SeatRow and statistics.DealRow are made of.
+SEAT_FIELDS = ("table__round__number", "table__number", "position", "entry_id", "substitute")
+DEAL_FIELDS = ("table__round__number", "table__number", "index", "points")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TournamentStatistics:
+    """A tournament's standings with confidence and its crosstable, from the same results."""
+
+    standings: statistics.Standings
+    crosstable: statistics.Crosstable
+    version: str
+
+    def by_entry(self) -> dict[int, statistics.EntryStanding]:
+        """Each ranked entry's line, by entry id."""
+        return {line.entry: line for line in self.standings.entries}
+
+
+def _rows(
+    seats: QuerySet[Seat], deals: QuerySet[Deal]
+) -> tuple[list[statistics.SeatRow], list[statistics.DealRow]]:
+    seat_rows = [statistics.SeatRow(*row) for row in seats.values_list(*SEAT_FIELDS)]
+    deal_rows = [
+        statistics.DealRow(r, t, i, tuple(points))
+        for r, t, i, points in deals.values_list(*DEAL_FIELDS)
+    ]
+    return seat_rows, deal_rows
+
+
+def tournament_results(*, tournament: Tournament) -> statistics.Results:
+    """The scores of ``tournament`` (tournaments/statistics.py's docstring): of the tables
+    whose results may be shown only. Two queries, whatever the size."""
+    shown = visibility.tables_shown_q(prefix="table__")
+    seats, deals = _rows(
+        Seat.objects.filter(shown, table__tournament=tournament),
+        Deal.objects.filter(shown, table__tournament=tournament),
+    )
+    return statistics.results_from_rows(
+        seats=seats,
+        deals=deals,
+        duplicate=tournament.duplicate,
+        lower_is_better=games.game_class(tournament.game).lower_is_better,
+    )
+
+
+def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
+    """Standings with 95% intervals, rank probabilities and settled flags (ranked entries only:
+    withdrawn and disqualified ones are left out, their scores still count for the others),
+    and the crosstable. Kept in the cache under the standings version: a constant number of
+    queries (the version, the seats, the deals, the ranked entries), none once final and kept."""
+    version = standings_version(tournament=tournament)
+    key = f"tapis:statistics:{tournament.pk}:{version}"
+    kept: TournamentStatistics | None = cache.get(key)
+    if kept is not None:
+        return kept
+    results = tournament_results(tournament=tournament)
+    ranked = tournament.entries.filter(withdrawn=False, disqualified=False).values_list(
+        "pk", flat=True
+    )
+    figures = TournamentStatistics(
+        standings=statistics.standings_with_confidence(results, entries=list(ranked)),
+        crosstable=statistics.crosstable(results),
+        version=version,
+    )
+    cache.set(key, figures, CACHE_SECONDS)
+    return figures
+
+
+# ---------------------------------------------------------------------------------------------
+# How many deals? What a tournament's settings resolve
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SpreadSource:
+    """Where a preset's spread per deal comes from: the house bots (tournaments/spread.json,
+    ``deals`` deals) and, when there are enough, the finished tournaments of the preset
+    (``tournament_deals`` scores of ``tournaments`` tournaments; None: too few)."""
+
+    house: statistics.Spread
+    tournaments: int
+    tournament_deals: int
+    tournament_table: float | None
+    tournament_duplicate: float | None
+
+    def spread(self) -> statistics.Spread:
+        """The spread used: the finished tournaments' figure of each format where there is one
+        (they are the real field), else the house bots'."""
+        return dataclasses.replace(
+            self.house,
+            table=self.tournament_table if self.tournament_table is not None else self.house.table,
+            duplicate=(
+                self.tournament_duplicate
+                if self.tournament_duplicate is not None
+                else self.house.duplicate
+            ),
+        )
+
+
+def _pooled(parts: Iterable[tuple[float, int]]) -> tuple[float | None, int]:
+    """Pooled standard deviation of (sd, scores) parts; None without enough scores."""
+    squares = 0.0
+    count = 0
+    for sd, n in parts:
+        squares += sd * sd * n
+        count += n
+    if count < SPREAD_MIN_SCORES:
+        return None, count
+    return math.sqrt(squares / count), count
+
+
+def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
+    """The spread of ``game``/``preset``: measured from the house bots (ValueError if it was
+    not) and from its latest finished tournaments (:func:`statistics.measured_spread`, each
+    duplicate one rescaled to :attr:`~statistics.Spread.duplicate_tables` tables). Three
+    queries, whatever the number of tournaments."""
+    house = statistics.preset_spread(game, preset)
+    finished = list(
+        Tournament.objects.filter(
+            game=game, preset=preset, status=Tournament.Status.FINISHED
+        ).values_list("pk", "duplicate")[:SPREAD_TOURNAMENTS]
+    )
+    if not finished:
+        return SpreadSource(house, 0, 0, None, None)
+    ids = [pk for pk, _ in finished]
+    shown = visibility.tables_shown_q(prefix="table__")
+    by_tournament_seats: dict[int, list[statistics.SeatRow]] = defaultdict(list)
+    by_tournament_deals: dict[int, list[statistics.DealRow]] = defaultdict(list)
+    for tid, *seat in Seat.objects.filter(shown, table__tournament__in=ids).values_list(
+        "table__tournament_id", *SEAT_FIELDS
+    ):
+        by_tournament_seats[tid].append(statistics.SeatRow(*seat))
+    for tid, r, t, i, points in Deal.objects.filter(shown, table__tournament__in=ids).values_list(
+        "table__tournament_id", *DEAL_FIELDS
+    ):
+        by_tournament_deals[tid].append(statistics.DealRow(r, t, i, tuple(points)))
+    lower = games.game_class(game).lower_is_better
+    table_parts: list[tuple[float, int]] = []
+    duplicate_parts: list[tuple[float, int]] = []
+    for pk, duplicate in finished:
+        results = statistics.results_from_rows(
+            seats=by_tournament_seats[pk],
+            deals=by_tournament_deals[pk],
+            duplicate=duplicate,
+            lower_is_better=lower,
+        )
+        scores = sum(len(s.scores) for b in results.blocks for s in b.seats if s.entry is not None)
+        try:
+            sd = statistics.measured_spread(results)
+        except ValueError:
+            continue
+        if duplicate:
+            tables = max((len({s.table for s in b.seats}) for b in results.blocks), default=0)
+            if tables < 2:
+                continue
+            # One seat's own variance, then as at the file's number of tables.
+            own = sd * sd / (1 - 1 / tables)
+            sd = math.sqrt(own * (1 - 1 / house.duplicate_tables))
+            duplicate_parts.append((sd, scores))
+        else:
+            table_parts.append((sd, scores))
+    table_sd, table_n = _pooled(table_parts)
+    duplicate_sd, duplicate_n = _pooled(duplicate_parts)
+    return SpreadSource(
+        house,
+        tournaments=len(finished),
+        tournament_deals=table_n + duplicate_n,
+        tournament_table=table_sd,
+        tournament_duplicate=duplicate_sd,
+    )
+
+
+def _kept_spread_source(*, game: str, preset: str) -> SpreadSource:
+    """:func:`preset_spread_source`, kept in the cache until a tournament of the preset
+    finishes (one query to know)."""
+    finished = Tournament.objects.filter(
+        game=game, preset=preset, status=Tournament.Status.FINISHED
+    ).aggregate(n=Count("pk"), last=Max("pk"))
+    key = f"tapis:spread:{game}:{preset}:{finished['n']}:{finished['last']}"
+    kept: SpreadSource | None = cache.get(key)
+    if kept is None:
+        kept = preset_spread_source(game=game, preset=preset)
+        cache.set(key, kept, CACHE_SECONDS)
+    return kept
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ResolutionReport:
+    """What a tournament's settings tell apart (:func:`tournament_resolution`).
+
+    ``resolution``: with the settings as given. ``normal`` and ``duplicate_play``: the same
+    settings in normal and in duplicate play (``normal`` None with a single round: a table is
+    its unit; ``duplicate_play`` None when the entries fill a single table: duplicate play
+    compares tables), so ``narrowing``, the ratio of their
+    interval widths, says how much duplicate play narrows the intervals for this preset, as
+    measured. ``needed``: for a ``difference`` asked, the fewest rounds (and deals per entry)
+    that tell it apart, with these settings otherwise."""
+
+    game: str
+    preset: str
+    entries: int
+    table_size: int
+    rounds: int
+    deals_per_table: int
+    duplicate: bool
+    source: SpreadSource
+    resolution: statistics.Resolution
+    normal: statistics.Resolution | None
+    duplicate_play: statistics.Resolution | None
+    difference: float | None
+    needed: statistics.Resolution | None
+
+    @property
+    def narrowing(self) -> float | None:
+        if self.duplicate_play is None or self.normal is None:
+            return None
+        return self.duplicate_play.half_width / self.normal.half_width
+
+    @property
+    def needed_rounds(self) -> int | None:
+        if self.needed is None:
+            return None
+        return self.needed.deals_per_entry // self.deals_per_table
+
+
+def tournament_resolution(
+    *,
+    game: str,
+    entries: int,
+    rounds: int,
+    deals_per_table: int,
+    preset: str | None = None,
+    table_size: int | None = None,
+    duplicate: bool = False,
+    difference: float | None = None,
+) -> ResolutionReport:
+    """The smallest difference in points per deal that a tournament of these settings tells
+    apart at 95% (with 80% power), and with ``difference`` the rounds and deals it needs to tell
+    that difference apart; for the organiser's form and the API. ``preset`` and ``table_size``
+    default to the game's. The spread per deal is the preset's as measured
+    (:func:`preset_spread_source`). ApplicationError (code ``invalid``, with the field in
+    ``extra``) for settings the statistics cannot answer.
+    """
+    try:
+        engine = games.load(game, preset)
+    except games.GameError as exc:
+        option = getattr(exc, "option", None) or ("game" if preset is None else "preset")
+        raise ApplicationError(str(exc), code="invalid_option", extra={"option": option}) from None
+    size = table_size if table_size is not None else engine.players
+    name = engine.preset
+    try:
+        source = _kept_spread_source(game=game, preset=name)
+    except ValueError as exc:
+        raise ApplicationError(str(exc), code="invalid", extra={"field": "preset"}) from None
+    spread = source.spread()
+    tables = math.ceil(entries / size)
+    if duplicate and tables < 2:
+        raise ApplicationError(
+            f"duplicate play needs at least two tables a round: more than {size} entries",
+            code="invalid",
+            extra={"field": "entries"},
+        )
+
+    def at(duplicate_play: bool) -> statistics.Resolution:
+        return statistics.resolution(
+            entries=entries,
+            rounds=rounds,
+            deals_per_table=deals_per_table,
+            table_size=size,
+            duplicate=duplicate_play,
+            spread=spread,
+        )
+
+    try:
+        normal = at(False) if rounds >= 2 else None
+        duplicate_play = at(True) if tables >= 2 else None
+        needed = None
+        if difference is not None:
+            needed = statistics.rounds_needed(
+                difference=difference,
+                entries=entries,
+                deals_per_table=deals_per_table,
+                table_size=size,
+                duplicate=duplicate,
+                spread=spread,
+            )
+    except ValueError as exc:
+        field = "difference" if "difference" in str(exc) or "rounds are" in str(exc) else "rounds"
+        raise ApplicationError(str(exc), code="invalid", extra={"field": field}) from None
+    chosen = duplicate_play if duplicate else normal
+    if chosen is None:
+        raise ApplicationError(
+            "one table per entry gives no interval: play at least two rounds",
+            code="invalid",
+            extra={"field": "rounds"},
+        )
+    return ResolutionReport(
+        game=game,
+        preset=name,
+        entries=entries,
+        table_size=size,
+        rounds=rounds,
+        deals_per_table=deals_per_table,
+        duplicate=duplicate,
+        source=source,
+        resolution=chosen,
+        normal=normal,
+        duplicate_play=duplicate_play,
+        difference=difference,
+        needed=needed,
+    )
