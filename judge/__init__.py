@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from judge.faults import Fault, FaultKind
-from judge.package import PackageError, PreparedBot
+from judge.launchers.package import PackageError, PreparedBot
 from judge.protocol import PROTOCOL_VERSION, ProtocolFault
 from judge.runner import BotSpec, Limits, SeatResult, TableResult, run_table
 

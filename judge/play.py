@@ -114,7 +114,7 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     import games
     from judge import bots as builtins
-    from judge.package import PackageError, check
+    from judge.launchers.package import PackageError, check
     from judge.runner import BotSpec, Limits, run_table
 
     options: dict[str, object] = {}

@@ -31,7 +31,8 @@ import games
 from games.base import JSON, Action
 from judge import bots as builtins
 from judge.faults import Fault, FaultKind, clip
-from judge.package import PackageError, PreparedBot, prepare, remove
+from judge.launchers.package import PackageError, PreparedBot, prepare, remove
+from judge.launchers.pycache import compiled_sdk
 from judge.protocol import (
     BYE_LINE,
     LINE_CAP,
@@ -42,14 +43,12 @@ from judge.protocol import (
     game_end_message,
     hello_message,
 )
-from judge.pycache import compiled_sdk
 from judge.seats import BuiltinSeat, ProcessSeat, decision_times_summary
 
 if TYPE_CHECKING:
-    from judge.sandbox import BotProcess, SandboxLimits
-    from judge.zygote import ForkedBot
+    from judge.launchers.zygote import ForkedBot
+    from judge.sandbox import BotProcess, SandboxLimits, SandboxMode
 
-SandboxMode = Literal["bwrap", "none"]
 ProgressCallback = Callable[[int, int | None], None]
 
 SDK_DIR = Path(__file__).resolve().parent / "sdk"
@@ -295,10 +294,10 @@ def run_table(
     or no pinning when every CPU has its table. None leaves the scheduler free.
 
     ``zygotes`` (sandboxed Python bots with a :attr:`BotSpec.instance` only) forks each bot
-    from a zygote kept by this process for its instance (judge.zygote) instead of starting a
-    sandbox and a Python for it: the bot still gets a new process in new namespaces, a new
-    ``/tmp``, nothing of an earlier table, and the start costs a fork. Worth it wherever the
-    same versions play table after table (the tournament workers).
+    from a zygote kept by this process for its instance (judge.launchers.zygote) instead of
+    starting a sandbox and a Python for it: the bot still gets a new process in new
+    namespaces, a new ``/tmp``, nothing of an earlier table, and the start costs a fork. Worth
+    it wherever the same versions play table after table (the tournament workers).
     """
     limits = limits if limits is not None else Limits()
     table_options = dict(options or {})
@@ -438,8 +437,8 @@ class _Table:
 
     @functools.cached_property
     def bots_sdk_dir(self) -> Path | None:
-        """The SDK directory the sandbox binds (compiled ahead: judge/pycache.py), found once
-        per table."""
+        """The SDK directory the sandbox binds (compiled ahead: judge/launchers/pycache.py),
+        found once per table."""
         return compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
 
     def forked(
@@ -447,7 +446,7 @@ class _Table:
     ) -> ForkedBot | None:
         """The seat's bot forked by a zygote of its instance, or None to start it alone (not a
         Python bot, or the zygote failed: logged, and the normal start says what is wrong)."""
-        from judge import zygote
+        from judge.launchers import zygote
         from judge.sandbox import SandboxError
 
         try:
@@ -769,7 +768,7 @@ def _free_cpu(allowed: set[int]) -> Iterator[int | None]:
     except OSError:
         yield None
         return
-    from judge.sandbox import try_lock
+    from judge._fds import try_lock
 
     start = os.getpid() % len(allowed)  # workers try the CPUs in different orders
     ordered = sorted(allowed)

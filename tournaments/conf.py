@@ -7,7 +7,7 @@ environment (README.md and docs/operations.md document each one).
     ``TAPIS_ALLOW_UNSANDBOXED`` is on too; production refuses it).
 ``TAPIS_BOT_ZYGOTES``
     Whether workers fork sandboxed Python bots from a zygote of their version
-    (judge/zygote.py) rather than starting a sandbox for every table. Default on.
+    (judge/launchers/zygote.py) rather than starting a sandbox for every table. Default on.
 ``TAPIS_PIN_TABLES``
     Whether each table runs on a CPU of its own (``run_table(cpu="free")``). Default on.
 ``TAPIS_TABLE_LEASE_SECONDS``

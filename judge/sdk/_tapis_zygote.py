@@ -1,7 +1,7 @@
 """The bot zygote: a started Python, inside a bot's sandbox, that forks the bot for each table.
 
-Not part of the SDK's API: the judge runs it (judge/zygote.py). Starting a sandbox and a Python
-costs a sandboxed bot more CPU than a whole table of play; a zygote pays it once for many
+Not part of the SDK's API: the judge runs it (judge/launchers/zygote.py). Starting a sandbox and
+a Python costs a sandboxed bot more CPU than a whole table of play; a zygote pays it once for many
 tables of one bot version, one table at a time. It runs as ``python3 -S -u`` in a sandbox
 like the bot's own (the same ``/bot``, uid, rlimits), with what only its own code uses to make
 each table's sandbox: ``CAP_SYS_ADMIN`` and ``CAP_SYS_CHROOT`` in the sandbox's user

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import package
-from judge.package import PackageError, check, prepare, remove
+from judge.launchers import package
+from judge.launchers.package import PackageError, check, prepare, remove
 
 MANIFEST = json.dumps({"entry": "main.py", "runtime": "python3"})
 

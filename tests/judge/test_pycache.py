@@ -1,4 +1,4 @@
-"""The SDK compiled ahead for the sandbox's Python (judge/pycache.py)."""
+"""The SDK compiled ahead for the sandbox's Python (judge/launchers/pycache.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge import pycache
+from judge.launchers import pycache
 from judge.runner import SDK_DIR
 
 pytestmark = pytest.mark.skipif(
@@ -74,7 +74,7 @@ def test_a_cache_directory_others_may_write_is_not_used(
     root = tmpdir_root / f"tapis-sdk-{os.getuid()}"
     root.mkdir()
     root.chmod(0o777)  # as if another user had made it first, for everybody to write
-    with caplog.at_level(logging.WARNING, logger="judge.pycache"):
+    with caplog.at_level(logging.WARNING, logger="judge.launchers.pycache"):
         assert pycache.compiled_sdk(SDK_DIR) == SDK_DIR
     assert "uncompiled" in caplog.text
     assert str(root) in caplog.text

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 
-from judge import seccomp
 from judge.sandbox import (
     SANDBOX_UID_BASE,
     SANDBOX_UID_COUNT,
@@ -36,6 +35,7 @@ from judge.sandbox import (
     SandboxLimits,
     parse_cgroup_v2,
     require_sandbox,
+    seccomp,
     spawn_bot,
     uid_processes,
 )
@@ -741,7 +741,7 @@ def test_kill_is_fast(bot_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import judge.sandbox
 
     waits: list[tuple[float, bool]] = []
-    wait_readable = judge.sandbox.wait_readable
+    wait_readable = judge.sandbox.process.wait_readable
 
     def recorded(fd: int, timeout: float) -> bool:
         done = wait_readable(fd, timeout)
@@ -751,7 +751,7 @@ def test_kill_is_fast(bot_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bot = make_bot(bot_root, "import time\nprint('up', flush=True)\ntime.sleep(600)\n")
     proc = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot)
     read_line(proc)
-    monkeypatch.setattr(judge.sandbox, "wait_readable", recorded)
+    monkeypatch.setattr(judge.sandbox.process, "wait_readable", recorded)
     proc.kill()
     assert waits
     assert all(done for _, done in waits), waits
@@ -834,7 +834,7 @@ def test_mode_none_without_prlimit_still_applies_rlimits(
 ) -> None:
     import judge.sandbox
 
-    monkeypatch.setattr(judge.sandbox, "_TRUSTED_PATH", str(bot_root))  # no prlimit there
+    monkeypatch.setattr(judge.sandbox.commands, "_TRUSTED_PATH", str(bot_root))  # no prlimit there
     bot = make_bot(bot_root, "import resource\nprint(resource.getrlimit(resource.RLIMIT_AS))\n")
     limits = SandboxLimits(memory_bytes=300 * 2**20)
     with spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot, mode="none", limits=limits) as p:

@@ -1,5 +1,6 @@
-"""Zygotes (judge/zygote.py, judge/sdk/_tapis_zygote.py): a bot forked for each table from a
-sandbox kept per version must see what a bot started alone sees, and nothing of earlier tables."""
+"""Zygotes (judge/launchers/zygote.py, judge/sdk/_tapis_zygote.py): a bot forked for each table
+from a sandbox kept per version must see what a bot started alone sees, and nothing of earlier
+tables."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import BotSpec, TableResult, run_table, zygote
+from judge import BotSpec, TableResult, run_table
+from judge.launchers import zygote
 from judge.runner import SDK_DIR
 
 pytestmark = pytest.mark.usefixtures("bwrap_works")

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import BotSpec, TableResult, run_table, zygote
+from judge import BotSpec, TableResult, run_table
+from judge.launchers import zygote
 from judge.runner import SDK_DIR
 
 pytestmark = pytest.mark.usefixtures("bwrap_works")

@@ -47,15 +47,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, cast
 
-from judge import seccomp
-from judge.package import RUNTIMES, PreparedBot, prepare, remove
+from judge._fds import wait_readable
+from judge.launchers.package import RUNTIMES, PreparedBot, prepare, remove
 from judge.sandbox import (
     SDK_ROOT,
     BotProcess,
     SandboxError,
     SandboxLimits,
+    seccomp,
     spawn_bot,
-    wait_readable,
 )
 
 log = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from judge.package import RUNTIMES, make_read_only, remove
+from judge.launchers.package import RUNTIMES, make_read_only, remove
 from judge.sandbox import SDK_ROOT
 
 logger = logging.getLogger(__name__)

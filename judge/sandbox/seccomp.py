@@ -24,7 +24,7 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
 - ``socket`` for any family other than ``AF_UNIX`` (``EAFNOSUPPORT``): a bot has
   no network, not even the loopback of its namespace, where IP traffic would
   leave counters and connection states behind for the next table of a zygote
-  (judge/zygote.py); ``AF_VSOCK`` in particular is not network-namespaced and
+  (judge/launchers/zygote.py); ``AF_VSOCK`` in particular is not network-namespaced and
   would reach the host of a virtual machine, and netlink, packet and the rest
   are kernel surface nobody needs.
 

@@ -1,0 +1,78 @@
+"""What the sandbox of this host provides (for logs, docs and the bench)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge.sandbox import seccomp
+from judge.sandbox.bwrap import _bwrap_path
+from judge.sandbox.cgroups import cgroup_parent
+from judge.sandbox.limits import SandboxError
+from judge.sandbox.uids import SANDBOX_UID_COUNT, _uid_base
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """What the sandbox of this host provides (for logs, docs and the bench)."""
+
+    bwrap: str | None
+    seccomp_instructions: int
+    uid_range: tuple[int, int] | None  # None: the sandbox runs as the judge's uid
+    cgroup_parent: str | None
+    problems: tuple[str, ...]
+
+
+def sandbox_status() -> SandboxStatus:
+    problems: list[str] = []
+    bwrap: str | None = None
+    try:
+        bwrap = _bwrap_path()
+    except SandboxError as exc:
+        problems.append(str(exc))
+    instructions = 0
+    try:
+        instructions = len(seccomp.filter_program()) // 8
+    except seccomp.SeccompError as exc:
+        problems.append(str(exc))
+    parent: Path | None = None
+    try:
+        parent = cgroup_parent()
+    except SandboxError as exc:
+        problems.append(str(exc))
+    uid_range: tuple[int, int] | None = None
+    if os.geteuid() == 0:
+        try:
+            base = _uid_base()
+            uid_range = (base, base + SANDBOX_UID_COUNT - 1)
+        except SandboxError as exc:
+            problems.append(str(exc))
+    return SandboxStatus(
+        bwrap=bwrap,
+        seccomp_instructions=instructions,
+        uid_range=uid_range,
+        cgroup_parent=str(parent) if parent is not None else None,
+        problems=tuple(problems),
+    )
+
+
+def uid_processes(uid: int) -> list[int]:
+    """Host pids whose real uid is ``uid`` (used by tests and diagnostics)."""
+    return list(_iter_uid_processes(uid))
+
+
+def _iter_uid_processes(uid: int) -> Iterator[int]:
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = Path(entry.path, "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:"):
+                if int(line.split()[1]) == uid:
+                    yield int(entry.name)
+                break
