@@ -16,14 +16,17 @@ import json
 import secrets
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from games.base import JSON
+
+if TYPE_CHECKING:
+    from judge.results import TableResult
 
 PROGRESS_WIDTH = 30
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "play",
         help="play a table of bots locally",
@@ -207,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_table(result: Any, out: TextIO) -> None:
+def _print_table(result: TableResult, out: TextIO) -> None:
     print(
         f"{result.game}/{result.preset}: {len(result.deal_points)} deal(s), seed {result.seed}, "
         f"{result.elapsed:.2f} s",

@@ -23,27 +23,28 @@ import logging
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import games
 from games.base import JSON, Action
 from judge import bots as builtins
+from judge.cpus import pinned
 from judge.faults import Fault, FaultKind, clip
 from judge.launchers.package import PackageError, PreparedBot, prepare, remove
 from judge.launchers.pycache import compiled_sdk
 from judge.protocol import (
     BYE_LINE,
     LINE_CAP,
-    PROTOCOL_VERSION,
     ProtocolFault,
     deal_end_message,
     encode,
     game_end_message,
     hello_message,
 )
-from judge.seats import BuiltinSeat, ProcessSeat, decision_times_summary
+from judge.results import SeatRecord, SeatResult, TableResult, table_result
+from judge.seats import BuiltinSeat, ProcessSeat
 
 if TYPE_CHECKING:
     from judge.launchers.zygote import ForkedBot
@@ -54,6 +55,17 @@ ProgressCallback = Callable[[int, int | None], None]
 SDK_DIR = Path(__file__).resolve().parent / "sdk"
 log = logging.getLogger(__name__)
 BUILTIN_PREFIX = "builtin:"
+
+__all__ = [
+    "BUILTIN_PREFIX",
+    "SDK_DIR",
+    "BotSpec",
+    "Limits",
+    "ProgressCallback",
+    "SeatResult",
+    "TableResult",
+    "run_table",
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -134,97 +146,6 @@ class BotSpec:
             return BUILTIN_PREFIX + self.builtin
         assert self.path is not None
         return self.path.name or str(self.path)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SeatResult:
-    """One seat of a finished table."""
-
-    seat: int
-    bot: str  # BotSpec.describe()
-    name: str | None  # the name the bot gave in ready
-    total: int
-    score: int
-    place: int
-    decisions: int  # decisions the bot itself was asked (not its replacement)
-    mean_time: float  # seconds, over those decisions
-    p99_time: float
-    bank_left: float
-    faults: tuple[Fault, ...]
-    replaced: bool
-    replaced_by: str | None
-    replaced_at: dict[str, int | None] | None  # {"deal": d, "decision": n} of the last fault
-    log: str  # the bot's stderr, capped
-
-    def as_json(self, *, with_log: bool = True) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "seat": self.seat,
-            "bot": self.bot,
-            "name": self.name,
-            "total": self.total,
-            "score": self.score,
-            "place": self.place,
-            "decisions": self.decisions,
-            "mean_time": round(self.mean_time, 6),
-            "p99_time": round(self.p99_time, 6),
-            "bank_left": round(self.bank_left, 3),
-            "faults": [f.as_json() for f in self.faults],
-            "replaced": self.replaced,
-            "replaced_by": self.replaced_by,
-            "replaced_at": dict(self.replaced_at) if self.replaced_at is not None else None,
-        }
-        if with_log:
-            out["log"] = self.log
-        return out
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class TableResult:
-    """A finished table: per-seat results, per-deal points, faults and the replay log."""
-
-    game: str
-    preset: str
-    seed: int
-    seats: tuple[SeatResult, ...]
-    deal_points: tuple[tuple[int, ...], ...]
-    faults: tuple[Fault, ...]
-    log: dict[str, JSON]  # the replay log (games.log format v1 plus times and faults)
-    elapsed: float  # wall-clock seconds for the whole table
-
-    @property
-    def totals(self) -> list[int]:
-        return [s.total for s in self.seats]
-
-    @property
-    def scores(self) -> list[int]:
-        return [s.score for s in self.seats]
-
-    @property
-    def places(self) -> list[int]:
-        return [s.place for s in self.seats]
-
-    @property
-    def replaced(self) -> list[int]:
-        """The seats handed to a built-in bot."""
-        return [s.seat for s in self.seats if s.replaced]
-
-    def as_json(self, *, with_log: bool = True) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "game": self.game,
-            "preset": self.preset,
-            "seed": self.seed,
-            "deals": len(self.deal_points),
-            "elapsed": round(self.elapsed, 3),
-            "totals": list[JSON](self.totals),
-            "scores": list[JSON](self.scores),
-            "places": list[JSON](self.places),
-            "seats": [s.as_json(with_log=with_log) for s in self.seats],
-            "deal_points": [list[JSON](p) for p in self.deal_points],
-            "faults": [f.as_json() for f in self.faults],
-        }
-        if with_log:
-            out["replay"] = self.log
-        return out
 
 
 class _SeatState:
@@ -315,7 +236,7 @@ def run_table(
     replacement = builtins.replacement_name(engine.name, limits.replacement)
     with contextlib.ExitStack() as stack:
         if cpu is not None:
-            stack.enter_context(_pinned(cpu))
+            stack.enter_context(pinned(cpu))
         if workdir is None:
             workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tapis-table-")))
             # The sandbox's uid must be able to reach the unpacked bots (not to list them).
@@ -655,136 +576,32 @@ class _Table:
     def result(
         self, match: games.Match, all_times: list[list[float]], elapsed: float
     ) -> TableResult:
-        log = match.log()
-        entries = log["deals"]
-        assert isinstance(entries, list)
-        for entry, times in zip(entries, all_times, strict=True):
-            assert isinstance(entry, dict)
-            index = entry["index"]
-            assert isinstance(index, int)
-            entry["times"] = [round(t, 6) for t in times]
-            entry["faults"] = self.deal_faults.get(index, [])
-        totals, scores, places = match.totals(), match.scores(), match.places()
-        seat_results = []
-        for state in self.seats:
-            mean, p99 = decision_times_summary(state.times)
-            seat_results.append(
-                SeatResult(
-                    seat=state.index,
-                    bot=state.spec.describe(),
-                    name=state.name,
-                    total=totals[state.index],
-                    score=scores[state.index],
-                    place=places[state.index],
-                    decisions=len(state.times),
-                    mean_time=mean,
-                    p99_time=p99,
-                    bank_left=state.bank,
-                    faults=tuple(f for f in self.faults if f.seat == state.index),
-                    replaced=state.replaced_by is not None,
-                    replaced_by=state.replaced_by,
-                    replaced_at=state.replaced_at if state.replaced_by is not None else None,
-                    log=state.log,
-                )
+        seats = [
+            SeatRecord(
+                seat=state.index,
+                bot=state.spec.describe(),
+                name=state.name,
+                times=state.times,
+                bank=state.bank,
+                replaced_by=state.replaced_by,
+                replaced_at=state.replaced_at,
+                log=state.log,
             )
-        log["judge"] = {
-            "protocol": PROTOCOL_VERSION,
-            "sandbox": self.sandbox,
-            "limits": self.limits.as_json(),
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "bot": s.bot,
-                    "name": s.name,
-                    "faults": len(s.faults),
-                    "replaced_by": s.replaced_by,
-                    "replaced_at": dict(s.replaced_at) if s.replaced_at is not None else None,
-                }
-                for s in seat_results
-            ],
-            "startup_faults": [f.as_json() for f in self.faults if f.deal is None],
-        }
-        return TableResult(
+            for state in self.seats
+        ]
+        judge: dict[str, JSON] = {"sandbox": self.sandbox, "limits": self.limits.as_json()}
+        return table_result(
+            match=match,
             game=self.engine.name,
             preset=self.engine.preset,
             seed=self.seed,
-            seats=tuple(seat_results),
-            deal_points=tuple(tuple(p) for p in match.deal_points()),
-            faults=tuple(self.faults),
-            log=log,
+            seats=seats,
+            faults=self.faults,
+            deal_faults=self.deal_faults,
+            all_times=all_times,
+            judge=judge,
             elapsed=elapsed,
         )
-
-
-def current_cpu() -> int | None:
-    """The CPU the calling thread runs on now (Linux), or None if unknown."""
-    try:
-        with open("/proc/thread-self/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        return int(fields[36])  # field 39 of proc(5), counted after the command name
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-@contextlib.contextmanager
-def _pinned(cpu: int | Literal["auto", "free"]) -> Iterator[None]:
-    """Run the calling thread (and the processes it starts) on one CPU, then restore."""
-    try:
-        before = os.sched_getaffinity(0)
-    except (AttributeError, OSError):
-        yield
-        return
-    with contextlib.ExitStack() as stack:
-        if cpu == "free":
-            chosen = stack.enter_context(_free_cpu(before))
-        else:
-            chosen = current_cpu() if cpu == "auto" else cpu
-        if chosen is None or chosen not in before:
-            if cpu == "free":  # every CPU has a table: leave the scheduler free
-                yield
-                return
-            chosen = min(before)
-        try:
-            os.sched_setaffinity(0, {chosen})
-        except OSError:
-            yield
-            return
-        try:
-            yield
-        finally:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, before)
-
-
-CPU_LOCK_DIR = Path(tempfile.gettempdir()) / "tapis-cpu"
-
-
-@contextlib.contextmanager
-def _free_cpu(allowed: set[int]) -> Iterator[int | None]:
-    """A CPU of ``allowed`` that no other table of this host has taken (an ``flock`` on
-    ``$TMPDIR/tapis-cpu/<cpu>.lock`` held meanwhile), or None if all are taken."""
-    try:
-        CPU_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
-    except OSError:
-        yield None
-        return
-    from judge._fds import try_lock
-
-    start = os.getpid() % len(allowed)  # workers try the CPUs in different orders
-    ordered = sorted(allowed)
-    for cpu in ordered[start:] + ordered[:start]:
-        try:
-            fd = try_lock(CPU_LOCK_DIR / f"{cpu}.lock")
-        except OSError:
-            break
-        if fd is None:
-            continue
-        try:
-            yield cpu
-        finally:
-            os.close(fd)  # releases the lock
-        return
-    yield None
 
 
 def _illegal(action: object, exc: Exception) -> str:

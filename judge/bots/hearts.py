@@ -37,7 +37,6 @@ QS = SPADES * 13 + RANK_Q
 KS = SPADES * 13 + RANK_K
 AS = SPADES * 13 + 12
 TD = DIAMONDS * 13 + 8
-HEART_MASK = SUIT_MASKS[HEARTS]
 MOON_ALERT = 10  # penalty points one opponent must have taken alone before we act on a moon
 
 _IDS: dict[str, int] = {}

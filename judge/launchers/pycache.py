@@ -2,11 +2,11 @@
 
 Inside the sandbox every directory is read-only, so the bot's Python cannot write the
 ``__pycache__`` it would otherwise keep, and without one it compiles ``tapis_bot.py`` from
-source at every start: about 4 ms of CPU, a fifth of what starting a sandboxed bot costs, paid by
-every seat of every table (bench/tournament.py). :func:`compiled_sdk` gives instead a copy of
-the SDK directory with its byte code, compiled once by the sandbox's own interpreter (so the
-cache tag and the magic number are the ones that will read it) and kept for later tables and
-later processes.
+source at every start, a good part of what starting a sandboxed bot costs, paid by every seat
+of every table (docs/operations.md, "What the judge's choices save"). :func:`compiled_sdk`
+gives instead a copy of the SDK directory with its byte code, compiled once by the sandbox's
+own interpreter (so the cache tag and the magic number are the ones that will read it) and
+kept for later tables and later processes.
 
 The copy lives in a directory of the judge's own uid that nobody else may write
 (``$TMPDIR/tapis-sdk-<uid>/<digest>``), named by a digest of the SDK's files and the

@@ -23,6 +23,7 @@ from judge.sandbox.commands import (
     _bot_env,
     _prlimit_command,
     _setpriv_command,
+    start_process,
 )
 from judge.sandbox.limits import BOT_ROOT, SDK_ROOT, SandboxError, SandboxLimits
 from judge.sandbox.process import BotProcess
@@ -91,18 +92,8 @@ def _spawn_bwrap(
 
         cgroup = _Cgroup.create(limits)
         try:
-            popen = subprocess.Popen(
-                args,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                env=env,  # nothing of the judge's environment, not even in bubblewrap
-                cwd="/",
-                close_fds=True,
-                pass_fds=[*child_fds, *pass_fds],
-                process_group=0,
-            )
+            # nothing of the judge's environment, not even in bubblewrap
+            popen = start_process(args, env=env, cwd="/", pass_fds=[*child_fds, *pass_fds])
         except OSError as exc:
             raise SandboxError(f"cannot start bubblewrap ({bwrap}): {exc}") from exc
         _close_all(child_fds)  # else the judge would never see EOF on info_r

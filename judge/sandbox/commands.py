@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import resource
 import shutil
-from collections.abc import Mapping
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
 
 from judge.sandbox.limits import SDK_ROOT, SandboxError, SandboxLimits
 
@@ -32,8 +33,9 @@ def _setpriv_command(uid: int) -> list[str]:
     sandbox uid, then executes the rest.
 
     Not ``subprocess.Popen(user=..., group=...)``: with those, CPython cannot start the child
-    with ``vfork`` and copies the whole judge process (its page tables: ~2 ms of CPU per bot
-    in a worker, measured), where a small exec of ``setpriv`` costs a fraction of that.
+    with ``vfork`` and copies the whole judge process (its page tables), where a small exec of
+    ``setpriv`` costs a fraction of that (docs/operations.md, "What the judge's choices
+    save").
     """
     setpriv = _trusted_binary("setpriv", "util-linux")
     return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
@@ -67,3 +69,29 @@ def _trusted_binary(name: str, package: str) -> str:
     if path is None:
         raise SandboxError(f"{name} not found in {_TRUSTED_PATH}: install {package}")
     return path
+
+
+def start_process(
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: str,
+    pass_fds: Sequence[int] = (),
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start the sandbox's first process (or the bot itself in mode "none"): unbuffered pipes
+    for the bot's stdin, stdout and stderr, no other descriptor but ``pass_fds``, a process
+    group of its own (which kill() kills)."""
+    return subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        env=env,
+        cwd=cwd,
+        close_fds=True,
+        pass_fds=pass_fds,
+        process_group=0,
+        preexec_fn=preexec_fn,
+    )

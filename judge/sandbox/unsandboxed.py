@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from judge.sandbox.commands import _bot_env, _prlimit_command, _within_hard_limit
+from judge.sandbox.commands import _bot_env, _prlimit_command, _within_hard_limit, start_process
 from judge.sandbox.limits import BOT_ROOT, SDK_ROOT, SandboxError, SandboxLimits
 from judge.sandbox.process import BotProcess
 
@@ -85,18 +85,7 @@ def _spawn_unsandboxed(
         env["PYTHONPATH"] = str(sdk_dir)
     real_cwd = _map_path(cwd, bot_dir, sdk_dir)
     try:
-        popen = subprocess.Popen(
-            args,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            env=env,
-            cwd=real_cwd,
-            close_fds=True,
-            process_group=0,
-            preexec_fn=preexec,
-        )
+        popen = start_process(args, env=env, cwd=real_cwd, preexec_fn=preexec)
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"cannot start {argv[0]!r}: {exc}") from exc
     return BotProcess(popen, mode="none", uid=os.getuid())

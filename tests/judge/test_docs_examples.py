@@ -1,17 +1,36 @@
-"""docs/protocol.md's complete exchanges are what the judge sends now (judge/_docs_examples.py
+"""docs/protocol.md's complete exchanges are what the judge sends now (docs/protocol_examples.py
 captures them from a real table): they can no longer go stale, as the Dutch one once did with a
 bogus observation key holding a hidden stock card."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
-from judge import _docs_examples as examples
+REPO = Path(__file__).resolve().parents[2]
+REGENERATE = "run `.venv/bin/python docs/protocol_examples.py` to regenerate docs/protocol.md"
 
-REGENERATE = "run `.venv/bin/python -m judge._docs_examples` to regenerate docs/protocol.md"
+
+def _load_generator() -> ModuleType:
+    """docs/protocol_examples.py, the documentation tool (not a package of the project)."""
+    spec = importlib.util.spec_from_file_location(
+        "protocol_examples", REPO / "docs" / "protocol_examples.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+examples = _load_generator()
 
 
 @pytest.fixture(scope="module")

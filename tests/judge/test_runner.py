@@ -426,7 +426,7 @@ def affinity_bot(tmp_path: Path) -> Path:
 def test_a_table_can_be_pinned_to_one_cpu(tmp_path: Path) -> None:
     import os
 
-    from judge.runner import current_cpu
+    from judge.cpus import current_cpu
 
     bot = affinity_bot(tmp_path)
     before = os.sched_getaffinity(0)
@@ -444,9 +444,9 @@ def test_a_free_cpu_is_one_no_other_table_holds(
     import fcntl
     import os
 
-    from judge import runner
+    from judge import cpus
 
-    monkeypatch.setattr(runner, "CPU_LOCK_DIR", tmp_path / "cpus")
+    monkeypatch.setattr(cpus, "CPU_LOCK_DIR", tmp_path / "cpus")
     (tmp_path / "cpus").mkdir()
     bot = affinity_bot(tmp_path)
     allowed = sorted(os.sched_getaffinity(0))

@@ -163,6 +163,7 @@ def test_a_dead_zygote_is_replaced(tmp_path: Path) -> None:
     pid = idle.process.sandbox_pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
+    idle.process.wait()  # dead, with the zygote proper that its pid namespace held
     result = table([probe, "builtin:lowest", "builtin:lowest", "builtin:lowest"], seed=2)
     assert result.faults == ()
     assert zygote.idle_count() == 1

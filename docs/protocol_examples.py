@@ -1,7 +1,7 @@
 """The complete exchanges of docs/protocol.md, captured from the real judge and engines.
 
-    .venv/bin/python -m judge._docs_examples          # rewrite the examples in place
-    .venv/bin/python -m judge._docs_examples --check  # exit 1 if they are stale
+    .venv/bin/python docs/protocol_examples.py          # rewrite the examples in place
+    .venv/bin/python docs/protocol_examples.py --check  # exit 1 if they are stale
 
 Each example is seat 0's view of a real table: a bot process at seat 0 (it plays the first
 legal action) copies every line it reads and writes to its stderr, which the judge keeps (the
@@ -23,10 +23,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
 from games.base import JSON
 from judge.runner import Limits, run_table
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parent / "protocol.md"
 
 TRANSCRIPT_BOT = """\
 import sys
