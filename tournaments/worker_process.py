@@ -209,7 +209,7 @@ def _process_init(**_: Any) -> None:
 
 @signals.worker_process_shutdown.connect
 def _process_shutdown(**_: Any) -> None:
-    from judge import zygote
+    from judge.launchers import zygote
 
     with contextlib.suppress(Exception):
         zygote.retire_all()

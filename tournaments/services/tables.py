@@ -20,9 +20,9 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from games.base import JSON
+from judge.launchers.zygote import ZygoteError
 from judge.runner import TableResult, run_table
 from judge.sandbox import SandboxError
-from judge.zygote import ZygoteError
 from tournaments import conf, judging, queue
 from tournaments.errors import DATABASE_ERRORS, ApplicationError
 from tournaments.models import (
