@@ -111,9 +111,9 @@ class BotSpec:
     """A bot for a seat: a built-in bot by name, or a bot package (file, zip or folder).
 
     ``instance`` names who the bot is for the zygotes of ``run_table(zygotes=True)``: a zygote
-    serves only the tables of one instance, so the caller gives each bot version its own (the
-    tournaments: ``bot version 12``), and two uploads of identical bytes never share a process
-    or a sandbox. A package without an instance is always started alone.
+    serves only the tables of one instance, so the caller gives each bot its own (the
+    tournaments: ``bot version 12, entry 7``), and two uploads of identical bytes never share a
+    process or a sandbox. A package without an instance is always started alone.
 
     >>> BotSpec.parse("builtin:random")
     BotSpec(builtin='random', path=None, label=None, instance=None)

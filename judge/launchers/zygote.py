@@ -1,4 +1,4 @@
-"""Zygotes: one started sandbox per bot version, forking the bot afresh for each table.
+"""Zygotes: one started sandbox per entry's version, forking the bot afresh for each table.
 
 A sandboxed Python bot costs more CPU to start (setpriv, prlimit, bubblewrap's namespaces and
 mounts, the interpreter's start-up) than to play a whole table of eight deals
@@ -13,8 +13,7 @@ A table's bot therefore starts from a pristine sandbox, as a bot started alone d
 an earlier table wrote is there, by any channel (docs/sandbox.md lists them).
 
 A zygote belongs to one :attr:`ZygoteKey.instance`, which the caller names (the tournaments:
-one bot version, which an entry freezes): two uploads never share one, even of identical
-bytes, and a bot spec without an instance is always started alone. What the tables of one
+one version of one entry): two uploads never share one, even of identical bytes, and a bot spec without an instance is always started alone. What the tables of one
 instance share is the zygote process itself (its imported modules, its uid, its cgroup),
 which no bot can reach or change. A zygote is lent to one seat at a time, so one version at
 two seats of one table gets two zygotes.
