@@ -13,9 +13,10 @@ A table's bot therefore starts from a pristine sandbox, as a bot started alone d
 an earlier table wrote is there, by any channel (docs/sandbox.md lists them).
 
 A zygote belongs to one :attr:`ZygoteKey.instance`, which the caller names (the tournaments:
-one version of one entry): two uploads never share one, even of identical bytes, and a bot spec without an instance is always started alone. What the tables of one
-instance share is the zygote process itself (its imported modules, its uid, its cgroup),
-which no bot can reach or change. A zygote is lent to one seat at a time, so one version at
+one version of one entry): two uploads never share one, even of identical bytes, and a bot spec
+without an instance is always started alone. What the tables of one instance share is the
+zygote process itself (its imported modules, its uid, its cgroup), which no bot can reach or
+change. A zygote is lent to one seat at a time, so one version at
 two seats of one table gets two zygotes.
 
 The pool (:func:`lend`, :func:`give_back`) is per judge process: at most :data:`MAX_IDLE`
