@@ -17,6 +17,7 @@ from django.http import HttpRequest
 from api import accounts
 from api.authentication import login_unlock
 from api.models import ApiToken
+from api.organisers import organiser_grant, organiser_revoke
 
 
 @admin.register(ApiToken)
@@ -75,7 +76,25 @@ admin.site.unregister(User)
 class UserAdmin(auth_admin.UserAdmin):
     form = UserChangeForm
     add_form = UserCreationForm
-    actions = ["lift_login_lockout"]
+    actions = ["lift_login_lockout", "grant_organiser", "revoke_organiser"]
+
+    @admin.action(description="Make the selected users organisers")
+    def grant_organiser(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        names = [user.get_username() for user in queryset if organiser_grant(user=user)]
+        self.message_user(
+            request,
+            f"{len(names)} new organiser(s): {', '.join(names) or 'none'}.",
+            messages.SUCCESS,
+        )
+
+    @admin.action(description="Take the organiser right from the selected users")
+    def revoke_organiser(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        names = [user.get_username() for user in queryset if organiser_revoke(user=user)]
+        self.message_user(
+            request,
+            f"{len(names)} user(s) no longer organisers: {', '.join(names) or 'none'}.",
+            messages.SUCCESS,
+        )
 
     @admin.action(description="Lift the login lock-out of the selected users")
     def lift_login_lockout(self, request: HttpRequest, queryset: QuerySet[User]) -> None:

@@ -698,3 +698,21 @@ class RatingHistorySerializer(serializers.ModelSerializer[RatingHistory]):
             "created_at",
         ]
         read_only_fields = fields
+
+
+class SeatLogSerializer(serializers.Serializer[Any]):
+    """A bot's own log at a table (tournaments.member_selectors.SeatLog)."""
+
+    table = serializers.IntegerField(source="table.pk")
+    seat = serializers.IntegerField(source="seat.position")
+    bot = serializers.SerializerMethodField()
+    log = serializers.CharField(help_text="What the bot wrote to stderr, as the judge kept it.")
+    truncated = serializers.BooleanField(help_text="The judge cut the log (a note ends it).")
+    faults = serializers.ListField(child=serializers.DictField())
+    decisions = serializers.IntegerField()
+    mean_time = serializers.FloatField(allow_null=True)
+    p99_time = serializers.FloatField(allow_null=True)
+
+    def get_bot(self, obj: Any) -> str:
+        entry = obj.seat.entry
+        return str(entry.version.label) if entry is not None else f"house:{obj.seat.house_bot}"

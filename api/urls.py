@@ -56,6 +56,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Tables and deals
     path("tables/<int:pk>/", views.TableDetail.as_view(), name="table-detail"),
     path("tables/<int:pk>/log/", views.TableLog.as_view(), name="table-log"),
+    path("tables/<int:pk>/seats/<int:seat>/log/", views.SeatLogView.as_view(), name="seat-log"),
     path("deals/<int:pk>/audit/", views.DealAuditView.as_view(), name="deal-audit"),
     # Rankings
     path("rankings/", views.RankingList.as_view(), name="ranking-list"),

@@ -10,9 +10,10 @@ import hashlib
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Count, F, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.http import HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -26,7 +27,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 import games
-from tournaments import ratings, selectors, services, visibility
+from tournaments import member_selectors, ratings, selectors, services, visibility
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 from tournaments.tournament_settings import TournamentSettings
@@ -625,6 +626,25 @@ class TableLog(ApiView):
         response = _immutable(Response(selectors.table_log(table=table)))
         response["Content-Disposition"] = content_disposition(f"table-{table.pk}.json")
         return response
+
+
+class SeatLogView(ApiView):
+    """What the bot at one seat of a table wrote to stderr (as kept: ``truncated`` says the
+    judge cut it), its faults and decision times: for the bot's owner and staff, once the
+    table may be shown (``tournaments.visibility.seat_log_shown``). Anyone else gets 404 (the
+    seat is not theirs to know of); the owner gets 403 ``hidden`` while the table is hidden."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.SeatLogSerializer
+
+    def get(self, request: Request, pk: int, seat: int) -> Response:
+        try:
+            log = member_selectors.seat_log(user=request.user, table_id=pk, position=seat)
+        except Http404:
+            raise NotFound() from None
+        except DjangoPermissionDenied as exc:
+            raise Hidden(str(exc)) from None
+        return Response(s.SeatLogSerializer(log).data)
 
 
 def _visible_deal(request: Request, pk: int) -> Deal:

@@ -50,3 +50,34 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def email_settings(url: str | None) -> dict[str, object] | None:
+    """Django's e-mail settings from an ``EMAIL_URL``; None for no URL.
+
+    >>> email_settings("smtp://me%40x.org:p%2Fw@mail.x.org:587")["EMAIL_HOST_PASSWORD"]
+    'p/w'
+    >>> email_settings("console://")["EMAIL_BACKEND"]
+    'django.core.mail.backends.console.EmailBackend'
+    """
+    from urllib.parse import unquote, urlsplit
+
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL={url!r}: expected smtp://user:password@host:587, smtps://... or console://"
+        )
+    secure = parts.scheme == "smtps"
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": parts.port or (465 if secure else 587),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_SSL": secure,
+        "EMAIL_USE_TLS": not secure,
+    }

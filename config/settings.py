@@ -23,7 +23,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import READ, env_bool, env_list, env_str
+from config.env import READ, email_settings, env_bool, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -430,8 +430,23 @@ SPECTACULAR_SETTINGS = {
 # staff only; everyone else gets the status alone). config/health.py, docs/operations.md.
 TAPIS_HEALTH_TOKEN = env_str("TAPIS_HEALTH_TOKEN", "")
 
-# Anyone may open an account through POST /api/v1/auth/signup/ (off by default in production).
+# Anyone may open an account through POST /api/v1/auth/signup/ and the site's /accounts/signup/
+# (off by default in production).
 TAPIS_ALLOW_SIGNUP = env_bool("TAPIS_ALLOW_SIGNUP", default=not PRODUCTION)
+
+# The members' pages (tournaments/pages/accounts.py): where logging in starts and ends.
+LOGIN_URL = "tournaments:login"
+LOGIN_REDIRECT_URL = "tournaments:account"
+LOGOUT_REDIRECT_URL = "home"
+
+# E-mail (password reset): EMAIL_URL is smtp://user:password@host:587 (STARTTLS),
+# smtps://user:password@host:465 (TLS from the start), or console:// (printed to the log: the
+# demo's default). Without it (production's default) the site offers no password reset by
+# e-mail: an operator sets a new password (manage.py changepassword).
+_email = email_settings(env_str("EMAIL_URL", "" if PRODUCTION else "console://"))
+TAPIS_PASSWORD_RESET = _email is not None
+globals().update(_email or {"EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend"})
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "tapis@localhost")
 
 # ---------------------------------------------------------------------------------------------
 # Judge and workers (read through tournaments/conf.py)

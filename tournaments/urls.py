@@ -6,7 +6,7 @@ The deal replay viewer answers ``/deals/<id>/``.
 
 from django.urls import URLPattern, URLResolver, path
 
-from tournaments.pages import replay, views
+from tournaments.pages import accounts, authoring, organising, replay, views
 
 app_name = "tournaments"
 
@@ -22,4 +22,52 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("rankings/", views.rankings, name="rankings"),
     path("docs/", views.docs_index, name="docs"),
     path("docs/<slug:slug>/", views.docs_page, name="docs-page"),
+    # Members (tournaments/pages/accounts.py, authoring.py, organising.py; docs/members.md)
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/login/", accounts.LoginView.as_view(), name="login"),
+    path("accounts/logout/", accounts.LogoutView.as_view(), name="logout"),
+    path("accounts/password/", accounts.PasswordChangeView.as_view(), name="password-change"),
+    path("accounts/reset/", accounts.PasswordResetView.as_view(), name="password-reset"),
+    path(
+        "accounts/reset/sent/",
+        accounts.PasswordResetSentView.as_view(),
+        name="password-reset-sent",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        accounts.PasswordResetConfirmView.as_view(),
+        name="password-reset-confirm",
+    ),
+    path("account/", accounts.account, name="account"),
+    path("account/token/", accounts.token_create, name="token-create"),
+    path("account/token/revoke/", accounts.token_revoke, name="token-revoke"),
+    path("account/bots/new/", authoring.bot_new, name="bot-new"),
+    path("account/bots/<int:pk>/", authoring.my_bot, name="my-bot"),
+    path("account/bots/<int:pk>/v<int:number>/", authoring.my_version, name="my-version"),
+    path(
+        "account/bots/<int:pk>/v<int:number>/status/",
+        authoring.my_version_status,
+        name="my-version-status",
+    ),
+    path("account/entries/<int:pk>/withdraw/", authoring.entry_withdraw, name="entry-withdraw"),
+    path("tournaments/<int:pk>/enter/", authoring.tournament_enter, name="tournament-enter"),
+    path("tables/<int:pk>/seats/<int:seat>/log/", authoring.seat_log, name="seat-log"),
+    path("organise/new/", organising.tournament_new, name="tournament-new"),
+    path("organise/<int:pk>/", organising.organise, name="organise"),
+    path("organise/<int:pk>/progress/", organising.organise_progress, name="organise-progress"),
+    path(
+        "organise/<int:pk>/<str:action>/",
+        organising.organise_action,
+        name="organise-action",
+    ),
+    path(
+        "organise/<int:pk>/entries/<int:entry>/remove/",
+        organising.organise_remove_entry,
+        name="organise-remove-entry",
+    ),
+    path(
+        "organise/<int:pk>/tables/<int:table>/rerun/",
+        organising.organise_rerun,
+        name="organise-rerun",
+    ),
 ]

@@ -53,6 +53,12 @@ def new_tournament(world: World) -> dict[str, Any]:
     return {"name": "New cup", "game": "hearts", "rounds": 2, "deals_per_table": 4}
 
 
+def _author_seat(table: Any) -> int:
+    from tournaments.models import Seat
+
+    return int(Seat.objects.get(table=table, entry__user__username="author").position)
+
+
 CASES = [
     # Games and the schema
     Case("games", "GET", lambda w: "/api/v1/games/", everyone(200)),
@@ -247,6 +253,18 @@ CASES = [
         "GET",
         lambda w: f"/api/v1/tables/{w.table_running.pk}/log/",
         everyone(403),
+    ),
+    Case(
+        "seat log (done): the bot's owner and staff",
+        "GET",
+        lambda w: f"/api/v1/tables/{w.table_done.pk}/seats/{_author_seat(w.table_done)}/log/",
+        only({AUTHOR: 200, STAFF: 200}, others=404),
+    ),
+    Case(
+        "seat log (running): hidden from everyone",
+        "GET",
+        lambda w: f"/api/v1/tables/{w.table_running.pk}/seats/{_author_seat(w.table_running)}/log/",
+        only({AUTHOR: 403, STAFF: 403}, others=404),
     ),
     Case("deal replay", "GET", lambda w: f"/api/v1/deals/{w.deal_done.pk}/", everyone(200)),
     Case(

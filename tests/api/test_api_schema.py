@@ -168,8 +168,8 @@ def _path_parameters(operation: Any, world: World) -> dict[str, Any]:
         if parameter.name == "id":
             real = _real_ids(operation.path)
             parameters["id"] = real[0] if real else 1
-        elif parameter.name == "number":
-            parameters["number"] = 1
+        elif parameter.name in ("number", "seat"):
+            parameters[parameter.name] = 1
         elif parameter.name == "name":
             parameters["name"] = "hearts"
     return parameters

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
@@ -27,6 +28,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
+from tournaments.tournament_settings import TournamentSettings
 
 _ENTRY_INLINE_FIELDS = (
     "version",
@@ -113,9 +115,31 @@ class TournamentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
             if name in services.TOURNAMENT_SETTINGS and name in self.cleaned_data
         }
 
+    def settings(self) -> TournamentSettings:
+        """The settings of a new tournament (the add form)."""
+        values = {
+            name: self.cleaned_data[name]
+            for name in services.TOURNAMENT_SETTINGS
+            if name in self.cleaned_data
+        }
+        # An empty scale means the default one for the table size, as through the API.
+        values["place_points"] = values.get("place_points") or None
+        values["options"] = values.get("options") or {}
+        return TournamentSettings(**values)
+
     def clean(self) -> dict[str, Any]:
         cleaned: dict[str, Any] = super().clean() or {}
-        if self.instance.pk is not None and self.changes():
+        if self.instance.pk is None and not self.errors:
+            try:
+                services.tournament_check(settings=self.settings())
+            except ApplicationError as exc:
+                field = exc.extra.get("field") or exc.extra.get("option")
+                if field == "players":
+                    field = "table_size"
+                if field not in self.fields:
+                    field = "options" if exc.code == "invalid_option" else None
+                self.add_error(field, str(exc))  # type: ignore[arg-type]
+        elif self.instance.pk is not None and self.changes():
             try:
                 services.tournament_check_update(tournament=self.instance, **self.changes())
             except ApplicationError as exc:
@@ -190,7 +214,9 @@ class TournamentAdmin(HidingAdmin):
     form = TournamentAdminForm
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # made by tournament_create (checks the rules), through the API or demo
+        # Staff add tournaments through tournament_create (save_model), as the API and the
+        # organiser pages do: the add form is checked by tournament_check first.
+        return bool(request.user.is_staff and request.user.has_perm("tournaments.add_tournament"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))
@@ -206,6 +232,13 @@ class TournamentAdmin(HidingAdmin):
         return fields
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        if not change and isinstance(form, TournamentAdminForm):
+            organiser = request.user
+            assert isinstance(organiser, User)  # staff: logged in
+            created = services.tournament_create(organiser=organiser, settings=form.settings())
+            obj.pk = created.pk
+            obj.refresh_from_db()
+            return
         if change and isinstance(form, TournamentAdminForm) and form.changes():
             services.tournament_update(tournament=obj, **form.changes())
 

@@ -24,6 +24,7 @@ DOCS = {
     "api": ("api.md", "The REST API", "Bot authors and tools: a tournament through curl."),
     "rules": ("rules.md", "The rules", "Everyone: the rules of every game and preset."),
     "pages": ("pages.md", "The site", "Organisers and spectators: what each page shows."),
+    "members": ("members.md", "Members", "Bot authors and organisers: their pages, step by step."),
     "tournaments": ("tournaments.md", "Tournaments", "Organisers: formats, points, ties."),
     "dealing": ("dealing.md", "Dealing", "Everyone: how seeds make the cards, checkably."),
 }

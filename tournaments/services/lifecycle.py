@@ -55,6 +55,12 @@ def tournament_create(*, organiser: User, settings: TournamentSettings) -> Tourn
     )
 
 
+def tournament_check(*, settings: TournamentSettings) -> None:
+    """Raise ApplicationError if :func:`tournament_create` would refuse these settings (a
+    form's validation: the admin's add form)."""
+    _checked_settings(settings)
+
+
 # The settings tournament_create takes and tournament_update changes.
 TOURNAMENT_SETTINGS = TournamentSettings.names()
 # Settings whose change makes the stored place points (one per seat) meaningless.

@@ -1,0 +1,52 @@
+"""The world of the members' pages tests: the API tests' world (tests/api/conftest.py: an
+author with a ready bot and a pending one, another author, an organiser of every tournament,
+staff; a draft, an open, a running and a finished tournament) plus a second organiser who runs
+none of them, and the running tournament's table failed by a worker (through the services).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.test import Client
+
+from tests.api.conftest import World, build_world, make_user
+from tournaments import services
+from tournaments.models import Seat, Table
+
+ROLES = ("anonymous", "author", "other", "organiser", "other_organiser", "staff")
+
+
+@dataclasses.dataclass
+class MembersWorld:
+    api: World
+    users: dict[str, User | None]
+    failed: Table  # the running tournament's table, failed
+
+    def client(self, role: str) -> Client:
+        client = Client()
+        user = self.users[role]
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    def author_seat(self, table: Table) -> Seat:
+        return Seat.objects.get(table=table, entry__user=self.users["author"])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.api, name)
+
+
+def build_members_world() -> MembersWorld:
+    api = build_world()
+    users = {**api.users, "other_organiser": make_user("organiser2", organiser=True)}
+    table = api.table_running
+    claimed = services.table_claim(table_id=table.pk, worker="tests", token="tests-token")
+    assert claimed is not None
+    assert services.table_fail(
+        table_id=table.pk, token="tests-token", error="RuntimeError: the judge fell over"
+    )
+    table.refresh_from_db()
+    return MembersWorld(api=api, users=users, failed=table)

@@ -1,0 +1,481 @@
+"""The members' pages through Django's test client: what each form does, what it refuses and
+where it says so, and that it keeps the values entered (the permission matrix is in
+test_members_permissions.py, the browser stories in test_members_browser.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core import mail
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.db import transaction
+from django.test import Client, override_settings
+from django.urls import reverse
+
+from api.models import ApiToken
+from api.permissions import ORGANISERS_GROUP, is_organiser
+from judge.seats import LOG_CUT_NOTE
+from tests.api.conftest import BOT_FILE, FAST_HASHERS, make_user, ready_version
+from tests.pages.members_world import MembersWorld, build_members_world
+from tournaments import services
+from tournaments.models import Bot, BotVersion, Entry, Table, Tournament
+
+
+@pytest.fixture(scope="module")
+def _module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[MembersWorld]:
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
+        transaction.atomic(),
+    ):
+        yield build_members_world()
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def world(_module_world: MembersWorld, db: None, settings: Any) -> MembersWorld:
+    settings.TAPIS_ALLOW_SIGNUP = True
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+    from django.core.cache import cache
+
+    cache.clear()  # axes' counts of failed logins
+    return _module_world
+
+
+def error_next_to(html: str, field: str) -> str:
+    """The error shown next to ``field`` (its <p class="error" id="id_FIELD_error">)."""
+    match = re.search(rf'<p class="error" id="id_{field}_error"[^>]*>(.*?)</p>', html, re.S)
+    assert match, f"no error next to {field}"
+    return match.group(1).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounts
+# ---------------------------------------------------------------------------------------------
+
+
+def test_signup_logs_in_and_shows_the_token_once(world: MembersWorld) -> None:
+    client = Client()
+    response = client.post(
+        reverse("tournaments:signup"),
+        {"username": "newcomer", "email": "n@example.org", "password": "a-long-Passw0rd!"},
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    key = re.search(r'<pre id="api-token" class="break">([^<]+)</pre>', html)
+    assert key is not None
+    user = User.objects.get(username="newcomer")
+    assert ApiToken.objects.get(user=user).prefix == key.group(1)[:8]
+    account = client.get(reverse("tournaments:account")).content.decode()
+    assert "My account: newcomer" in account
+    assert key.group(1) not in account  # shown once: the account page has the prefix only
+    assert key.group(1)[:8] in account
+
+
+def test_signup_refuses_a_look_alike_name_next_to_it_and_keeps_the_values(
+    world: MembersWorld,
+) -> None:
+    response = Client().post(
+        reverse("tournaments:signup"),
+        {"username": "AUTHOR", "email": "me@example.org", "password": "a-long-Passw0rd!"},
+    )
+    html = response.content.decode()
+    assert "it looks like &#x27;author&#x27;" in error_next_to(html, "username")
+    assert 'value="me@example.org"' in html
+    weak = Client().post(
+        reverse("tournaments:signup"), {"username": "fresh-name", "password": "123"}
+    )
+    assert "too short" in error_next_to(weak.content.decode(), "password")
+    assert not User.objects.filter(username__in=["fresh-name"]).exists()
+
+
+def test_signup_closed(world: MembersWorld, settings: Any) -> None:
+    settings.TAPIS_ALLOW_SIGNUP = False
+    response = Client().post(
+        reverse("tournaments:signup"), {"username": "nobody", "password": "a-long-Passw0rd!"}
+    )
+    assert response.status_code == 403
+    assert b"Sign-up is closed" in response.content
+    assert not User.objects.filter(username="nobody").exists()
+
+
+def test_login_failures_are_limited_as_everywhere(world: MembersWorld, settings: Any) -> None:
+    client = Client()
+    url = reverse("tournaments:login")
+    wrong = client.post(url, {"username": "author", "password": "wrong"})
+    assert wrong.status_code == 200
+    assert b"Please enter a correct username and password" in wrong.content
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        last = client.post(url, {"username": "author", "password": "wrong"})
+    assert last.status_code == 429
+    refused = client.post(url, {"username": "author", "password": "author-secret-pw"})
+    assert refused.status_code == 429
+    assert b"Too many failed logins" in refused.content
+
+
+def test_login_then_logout(world: MembersWorld) -> None:
+    client = Client()
+    response = client.post(
+        reverse("tournaments:login"), {"username": "author", "password": "author-secret-pw"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("tournaments:account")
+    assert client.get(reverse("tournaments:account")).status_code == 200
+    client.post(reverse("tournaments:logout"))
+    assert client.get(reverse("tournaments:account")).status_code == 302
+
+
+def test_password_change(world: MembersWorld) -> None:
+    client = world.client("author")
+    refused = client.post(
+        reverse("tournaments:password-change"),
+        {"old_password": "nope", "new_password1": "x", "new_password2": "x"},
+    )
+    assert "incorrect" in error_next_to(refused.content.decode(), "old_password")
+    done = client.post(
+        reverse("tournaments:password-change"),
+        {
+            "old_password": "author-secret-pw",
+            "new_password1": "Another-long-pw-1",
+            "new_password2": "Another-long-pw-1",
+        },
+    )
+    assert done.status_code == 302
+    user = User.objects.get(username="author")
+    assert user.check_password("Another-long-pw-1")
+
+
+def test_password_reset_by_mail(world: MembersWorld, settings: Any) -> None:
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    user = User.objects.get(username="author")
+    user.email = "author@example.org"
+    user.save(update_fields=["email"])
+    client = Client()
+    sent = client.post(reverse("tournaments:password-reset"), {"email": "author@example.org"})
+    assert sent.status_code == 302
+    assert len(mail.outbox) == 1
+    link = re.search(r"http://testserver(/accounts/reset/\S+/)", mail.outbox[0].body)
+    assert link is not None
+    form = client.get(link.group(1), follow=True)
+    assert b"Set a new password" in form.content
+    done = client.post(
+        form.redirect_chain[-1][0] if form.redirect_chain else link.group(1),
+        {"new_password1": "Reset-long-pw-77", "new_password2": "Reset-long-pw-77"},
+    )
+    assert done.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password("Reset-long-pw-77")
+
+
+def test_no_reset_mail_without_an_email_url(world: MembersWorld, settings: Any) -> None:
+    settings.TAPIS_PASSWORD_RESET = False
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    page = Client().post(reverse("tournaments:password-reset"), {"email": "a@example.org"})
+    assert b"This service sends no e-mail" in page.content
+    assert mail.outbox == []
+
+
+def test_token_made_shown_once_and_revoked(world: MembersWorld) -> None:
+    client = world.client("author")
+    made = client.post(reverse("tournaments:token-create")).content.decode()
+    key = re.search(r'<pre id="api-token" class="break">([^<]+)</pre>', made)
+    assert key is not None
+    api = Client(HTTP_AUTHORIZATION=f"Token {key.group(1)}")
+    assert api.get("/api/v1/auth/me/").status_code == 200
+    client.post(reverse("tournaments:token-revoke"))
+    assert api.get("/api/v1/auth/me/").status_code == 401
+    assert not ApiToken.objects.filter(user__username="author").exists()
+
+
+def test_account_lists_bots_entries_and_tournaments(world: MembersWorld) -> None:
+    author = world.client("author").get(reverse("tournaments:account")).content.decode()
+    assert "alpha" in author
+    assert "beta" in author
+    assert "Finished cup" in author
+    assert "Organising tournaments needs the organiser right" in author
+    organiser = world.client("organiser").get(reverse("tournaments:account")).content.decode()
+    for name in ("Draft cup", "Open cup", "Running cup", "Finished cup"):
+        assert name in organiser
+    assert "Create a tournament" in organiser
+
+
+# ---------------------------------------------------------------------------------------------
+# The organiser right
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_organisers_group_comes_from_the_migration_with_its_permissions(db: None) -> None:
+    group = Group.objects.get(name=ORGANISERS_GROUP)
+    codenames = set(group.permissions.values_list("codename", flat=True))
+    assert {"add_tournament", "change_tournament", "view_tournament"} <= codenames
+
+
+def test_manage_py_organiser_grants_and_removes(world: MembersWorld) -> None:
+    user = User.objects.get(username="other")
+    assert not is_organiser(user)
+    call_command("organiser", "other")
+    assert is_organiser(User.objects.get(pk=user.pk))
+    call_command("organiser", "other", "--remove")
+    assert not is_organiser(User.objects.get(pk=user.pk))
+
+
+def test_the_admin_action_grants_the_right(world: MembersWorld) -> None:
+    staff = make_user("boss", staff=True)
+    staff.is_superuser = True
+    staff.save()
+    client = Client()
+    client.force_login(staff)
+    other = User.objects.get(username="other")
+    response = client.post(
+        "/admin/auth/user/", {"action": "grant_organiser", "_selected_action": [other.pk]}
+    )
+    assert response.status_code == 302
+    assert is_organiser(User.objects.get(pk=other.pk))
+
+
+# ---------------------------------------------------------------------------------------------
+# Bot authors
+# ---------------------------------------------------------------------------------------------
+
+
+def test_create_a_bot_and_a_refused_name_next_to_it(world: MembersWorld) -> None:
+    client = world.client("author")
+    refused = client.post(
+        reverse("tournaments:bot-new"),
+        {"name": "alpha", "game": "hearts", "description": "kept"},
+    )
+    html = refused.content.decode()
+    assert "you already have a bot named &#x27;alpha&#x27;" in error_next_to(html, "name")
+    assert "kept</textarea>" in html
+    made = client.post(reverse("tournaments:bot-new"), {"name": "delta", "game": "roi"})
+    bot = Bot.objects.get(owner__username="author", name="delta")
+    assert made["Location"] == reverse("tournaments:my-bot", args=[bot.pk])
+    assert bot.game == "roi"
+
+
+def test_upload_refusals_are_shown_next_to_the_file(world: MembersWorld) -> None:
+    client = world.client("author")
+    url = reverse("tournaments:my-bot", args=[world.bot.pk])
+    wrong = client.post(url, {"file": SimpleUploadedFile("notes.txt", b"hello")})
+    assert wrong.status_code == 400
+    assert "a bot is a .py file or a .zip package" in error_next_to(wrong.content.decode(), "file")
+    broken = client.post(url, {"file": SimpleUploadedFile("bot.zip", b"not a zip")})
+    assert broken.status_code == 400
+    assert error_next_to(broken.content.decode(), "file")
+    assert world.bot.versions.count() == 1
+
+
+def test_an_upload_is_pending_and_its_page_polls_until_validated(world: MembersWorld) -> None:
+    client = world.client("author")
+    url = reverse("tournaments:my-bot", args=[world.bot.pk])
+    response = client.post(url, {"file": SimpleUploadedFile("mine.py", BOT_FILE.read_bytes())})
+    version = world.bot.versions.get(number=2)
+    assert version.status == BotVersion.Status.PENDING
+    assert response["Location"] == reverse("tournaments:my-version", args=[world.bot.pk, 2])
+    page = client.get(response["Location"]).content.decode()
+    assert "waiting for a worker" in page
+    status_url = reverse("tournaments:my-version-status", args=[world.bot.pk, 2])
+    assert f'hx-get="{status_url}"' in page
+    assert client.get(status_url).status_code == 200  # keep polling
+    # Validated (here, in this process, in the sandbox): the fragment stops the polling.
+    services.bot_version_validate(version_id=version.pk)
+    done = client.get(status_url)
+    assert done.status_code == 286
+    text = done.content.decode()
+    assert "Validation report" in text
+    assert "played" in text
+    assert "decisions cleanly" in text
+
+
+def test_the_entry_form_lists_only_what_may_enter(world: MembersWorld) -> None:
+    client = world.client("author")
+    url = reverse("tournaments:tournament-enter", args=[world.open.pk])
+    html = client.get(url).content.decode()
+    assert ready_version(world.bot).label in html
+    assert "beta v1" not in html  # pending
+    response = client.post(url, {"version": ready_version(world.bot).pk})
+    assert response.status_code == 302
+    assert Entry.objects.filter(tournament=world.open, version__bot=world.bot).exists()
+    again = client.get(url).content.decode()
+    assert "You have no ready hearts version that is not entered yet" in again
+
+
+def test_withdraw_before_the_start_and_not_after_the_end(world: MembersWorld) -> None:
+    client = world.client("other")
+    entry = world.open.entries.get(version__bot=world.other_bot)
+    client.post(reverse("tournaments:entry-withdraw", args=[entry.pk]))
+    entry.refresh_from_db()
+    assert entry.withdrawn
+    finished = world.finished.entries.get(version__bot=world.other_bot)
+    page = client.post(reverse("tournaments:entry-withdraw", args=[finished.pk]), follow=True)
+    assert b"the tournament is finished" in page.content
+    finished.refresh_from_db()
+    assert not finished.withdrawn
+
+
+def test_the_seat_log_page_shows_the_log_faults_times_and_the_cut(world: MembersWorld) -> None:
+    seat = world.author_seat(world.table_done)
+    seat.log = "thinking...\n" + LOG_CUT_NOTE.format(cap=10, dropped=5)
+    seat.save(update_fields=["log"])
+    url = reverse("tournaments:seat-log", args=[world.table_done.pk, seat.position])
+    html = world.client("author").get(url).content.decode()
+    assert "thinking..." in html
+    assert "The log was cut" in html
+    assert "Decisions" in html
+    assert str(seat.decisions) in html
+    assert f"/api/v1/tables/{world.table_done.pk}/seats/{seat.position}/log/" in html
+    hidden = world.client("author").get(
+        reverse(
+            "tournaments:seat-log", args=[world.failed.pk, world.author_seat(world.failed).position]
+        )
+    )
+    assert hidden.status_code == 403
+    assert b"shown once it is finished" in hidden.content
+    mine = world.client("author").get(reverse("tournaments:my-bot", args=[world.bot.pk]))
+    assert url in mine.content.decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Organisers
+# ---------------------------------------------------------------------------------------------
+
+
+def roi_form(**changes: Any) -> dict[str, Any]:
+    data = {
+        "game": "roi",
+        "name": "Roi night",
+        "preset": "classic",
+        "rounds": 1,
+        "deals_per_table": 10,
+        "seating": "random",
+        "decision_seconds": 1,
+        "bank_seconds": 10,
+        "startup_seconds": 5,
+        "max_faults": 3,
+        "house_bot": "heuristic",
+    }
+    data.update(changes)
+    return data
+
+
+def test_the_form_is_built_from_the_engines_options(world: MembersWorld) -> None:
+    html = world.client("organiser").get(reverse("tournaments:tournament-new") + "?game=hearts")
+    text = html.content.decode()
+    assert '<select name="option_pass_schedule"' in text
+    assert '<option value="left-right-across">' in text
+    assert 'name="option_pass_count"' in text
+    assert "an integer from 1 to 5" in text
+    assert 'name="rounds"' in text
+    assert 'min="1"' in text
+    assert 'max="100"' in text
+    assert "option_players" not in text
+    assert "option_fixed_deals" not in text
+
+
+def test_the_engines_refusals_are_shown_next_to_their_option(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    url = reverse("tournaments:tournament-new")
+    roi = client.post(url, roi_form(deals_per_table=7))
+    assert roi.status_code == 400
+    message = error_next_to(roi.content.decode(), "deals_per_table")
+    assert "10" in message  # the Roi is played in whole games of 10 deals
+    assert 'value="Roi night"' in roi.content.decode()  # kept
+    hearts = client.post(
+        url,
+        {**roi_form(game="hearts", preset="whisthub", deals_per_table=4), "option_pass_count": 9},
+    )
+    assert "pass_count" in error_next_to(hearts.content.decode(), "option_pass_count")
+    bound = client.post(url, roi_form(rounds=0))
+    assert "rounds must be from 1 to 100" in error_next_to(bound.content.decode(), "rounds")
+    assert not Tournament.objects.filter(name="Roi night").exists()
+    made = client.post(url, roi_form(option_queen_penalty=12))
+    tournament = Tournament.objects.get(name="Roi night")
+    assert made["Location"] == reverse("tournaments:organise", args=[tournament.pk])
+    assert tournament.status == Tournament.Status.DRAFT
+    assert tournament.options == {"queen_penalty": 12}
+
+
+def test_open_start_twice_and_cancel(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    act = lambda t, a: client.post(  # noqa: E731
+        reverse("tournaments:organise-action", args=[t.pk, a]), follow=True
+    ).content.decode()
+    assert "Registration is open." in act(world.draft, "open")
+    assert "The tournament is started" in act(world.open, "start")
+    second = act(world.open, "start")
+    assert "Not done: the tournament is running; only an open one can start." in second
+    assert Table.objects.filter(tournament=world.open).count() == 1  # seated once
+    assert "The tournament is cancelled." in act(world.draft, "cancel")
+
+
+def test_remove_an_entry_with_a_reason(world: MembersWorld) -> None:
+    entry = world.open.entries.get(version__bot=world.other_bot)
+    page = world.client("organiser").post(
+        reverse("tournaments:organise-remove-entry", args=[world.open.pk, entry.pk]),
+        {"how": "disqualify", "reason": "plays for a friend"},
+        follow=True,
+    )
+    assert "disqualify done" in page.content.decode()
+    entry.refresh_from_db()
+    assert entry.disqualified
+    assert entry.flag_reason == "plays for a friend"
+    assert "disqualified: plays for a friend" in page.content.decode()
+
+
+def test_a_failed_table_is_shown_with_its_reason_and_re_run(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    page = client.get(reverse("tournaments:organise", args=[world.running.pk])).content.decode()
+    assert "RuntimeError: the judge fell over" in page
+    assert "Re-run table 1" in page
+    done = client.post(
+        reverse("tournaments:organise-rerun", args=[world.running.pk, world.failed.pk]),
+        follow=True,
+    )
+    assert "is queued again" in done.content.decode()
+    world.failed.refresh_from_db()
+    assert world.failed.status == Table.Status.PENDING
+    assert world.failed.attempts == 0
+
+
+def test_staff_add_a_tournament_in_the_admin_with_the_same_checks(world: MembersWorld) -> None:
+    staff = make_user("root", staff=True)
+    staff.is_superuser = True
+    staff.save()
+    client = Client()
+    client.force_login(staff)
+    assert client.get("/admin/tournaments/tournament/add/").status_code == 200
+    data = {
+        "name": "Admin cup",
+        "game": "roi",
+        "preset": "classic",
+        "options": "{}",
+        "table_size": 4,
+        "rounds": 1,
+        "deals_per_table": 7,
+        "seating": "random",
+        "place_points": "[]",
+        "decision_seconds": 1,
+        "bank_seconds": 10,
+        "startup_seconds": 5,
+        "max_faults": 3,
+        "house_bot": "heuristic",
+        **{
+            f"{prefix}-{key}": value
+            for prefix in ("entries", "round_set", "tables")
+            for key, value in (("TOTAL_FORMS", 0), ("INITIAL_FORMS", 0))
+        },
+    }
+    refused = client.post("/admin/tournaments/tournament/add/", data)
+    assert refused.status_code == 200
+    assert not Tournament.objects.filter(name="Admin cup").exists()
+    assert b"10" in refused.content
+    client.post("/admin/tournaments/tournament/add/", {**data, "deals_per_table": 10})
+    made = Tournament.objects.get(name="Admin cup")
+    assert made.organiser == staff
+    assert made.commitment
+    assert made.status == Tournament.Status.DRAFT

@@ -1,0 +1,285 @@
+"""Reads of the members' pages (tournaments/pages/accounts.py, authoring.py, organising.py):
+a member's own account, bots, versions, entries and tournaments, and a bot's log at a table.
+
+Who may see what is decided here through :mod:`tournaments.visibility` and
+:mod:`api.permissions` (the same rules as the API), never in the views: a page a member may
+not see raises ``Http404`` (it is not theirs: nothing says it exists) or ``PermissionDenied``
+(it is theirs, but hidden for now, with the reason).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+
+import games
+from api.models import ApiToken
+from api.permissions import is_organiser, owns_bot, runs_tournament
+from judge.seats import LOG_CUT_NOTE
+from tournaments import selectors, visibility
+from tournaments.models import Bot, BotVersion, Entry, Seat, Table, Tournament
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AccountPage:
+    tokens: Sequence[ApiToken]
+    bots: Sequence[Bot]
+    entries: Sequence[Entry]
+    tournaments: Sequence[Tournament]
+    organiser: bool
+
+
+def account_page(*, user: Any) -> AccountPage:
+    """Everything of ``user``: API tokens (prefixes only), bots, entries, tournaments."""
+    bots = list(
+        Bot.objects.filter(owner=user)
+        .annotate(version_count=Count("versions"))
+        .order_by("name", "pk")
+    )
+    entries = list(
+        Entry.objects.filter(user=user)
+        .select_related("tournament", "version__bot")
+        .order_by("-created_at", "-pk")[:50]
+    )
+    organised = list(
+        Tournament.objects.filter(organiser=user)
+        .annotate(entry_total=Count("entries"))
+        .order_by("-created_at", "-pk")[:50]
+    )
+    return AccountPage(
+        tokens=list(ApiToken.objects.filter(user=user)),
+        bots=bots,
+        entries=entries,
+        tournaments=organised,
+        organiser=is_organiser(user),
+    )
+
+
+def game_choices() -> list[tuple[str, str]]:
+    """(name, title) of every game the engine knows."""
+    return [(str(game["name"]), str(game["title"])) for game in games.catalogue()]
+
+
+def game_catalogue() -> list[dict[str, Any]]:
+    """The engine's declared games, presets and options (as ``GET /api/v1/games/``)."""
+    return list(games.catalogue())
+
+
+# ---------------------------------------------------------------------------------------------
+# Bot authors
+# ---------------------------------------------------------------------------------------------
+
+
+def own_bot(*, user: Any, bot_id: int) -> Bot:
+    """The bot ``bot_id`` if ``user`` owns it or is staff; 404 otherwise."""
+    bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
+    if bot is None or not (owns_bot(user, bot) or getattr(user, "is_staff", False)):
+        raise Http404("no such bot of yours")
+    return bot
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BotPage:
+    bot: Bot
+    versions: Sequence[BotVersion]
+    open_tournaments: Sequence[Tournament]
+    entries: Sequence[Entry]
+    seats: Sequence[Seat]
+    mine: bool
+
+
+def bot_page(*, user: Any, bot_id: int) -> BotPage:
+    """A bot's page for its owner (and staff): versions with their status, the open
+    tournaments of its game a ready version may enter, its entries, and its seats at tables
+    (each linked to its log when that may be shown)."""
+    bot = own_bot(user=user, bot_id=bot_id)
+    versions = list(bot.versions.order_by("-number"))
+    return BotPage(
+        bot=bot,
+        versions=versions,
+        open_tournaments=list(
+            Tournament.objects.filter(status=Tournament.Status.OPEN, game=bot.game).order_by(
+                "-created_at", "-pk"
+            )
+        ),
+        entries=list(
+            Entry.objects.filter(version__bot=bot)
+            .select_related("tournament", "version")
+            .order_by("-created_at", "-pk")
+        ),
+        seats=bot_seats(user=user, bot=bot),
+        mine=owns_bot(user, bot),
+    )
+
+
+def bot_seats(*, user: Any, bot: Bot, limit: int = 100) -> list[Seat]:
+    """The seats of ``bot``'s entries at tables whose play may be shown (newest first), each
+    with ``log_shown`` set for ``user``."""
+    seats = list(
+        Seat.objects.filter(entry__version__bot=bot)
+        .filter(visibility.tables_shown_q(prefix="table__"))
+        .select_related("table__tournament", "table__round", "entry__version")
+        .order_by("-table__finished_at", "-pk")[:limit]
+    )
+    for seat in seats:
+        seat.log_shown = visibility.seat_log_shown(user=user, seat=seat)  # type: ignore[attr-defined]
+    return seats
+
+
+def own_version(*, user: Any, bot_id: int, number: int) -> BotVersion:
+    bot = own_bot(user=user, bot_id=bot_id)
+    version = BotVersion.objects.select_related("bot").filter(bot=bot, number=number).first()
+    if version is None:
+        raise Http404("no such version")
+    return version
+
+
+def enterable_versions(*, user: Any, tournament: Tournament) -> QuerySet[BotVersion]:
+    """The ready versions of ``user``'s bots of the tournament's game not yet entered in it."""
+    return (
+        BotVersion.objects.filter(
+            bot__owner=user, bot__game=tournament.game, status=BotVersion.Status.READY
+        )
+        .exclude(entries__tournament=tournament)
+        .select_related("bot")
+        .order_by("bot__name", "-number")
+    )
+
+
+def open_tournament(*, tournament_id: int) -> Tournament:
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None or tournament.status == Tournament.Status.DRAFT:
+        raise Http404("no such tournament")
+    return tournament
+
+
+def own_entry(*, user: Any, entry_id: int) -> Entry:
+    entry = Entry.objects.select_related("tournament", "version__bot").filter(pk=entry_id).first()
+    if entry is None or not (entry.user_id == user.pk or getattr(user, "is_staff", False)):
+        raise Http404("no such entry of yours")
+    return entry
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SeatLog:
+    seat: Seat
+    table: Table
+    log: str
+    faults: list[dict[str, Any]]
+    truncated: bool
+    decisions: int
+    mean_time: float | None
+    p99_time: float | None
+
+
+# The note the judge appends to a bot's stderr when it cut it (judge.seats.LOG_CUT_NOTE).
+TRUNCATION_MARK = LOG_CUT_NOTE.strip().split("{", 1)[0]
+
+
+def seat_log(*, user: Any, table_id: int, position: int) -> SeatLog:
+    """What the bot at ``position`` of table ``table_id`` wrote to stderr, its faults and its
+    decision times: for the bot's owner and staff once the table may be shown
+    (:func:`tournaments.visibility.seat_log_shown`). 404 for a seat that does not exist or
+    that is not the user's; 403 with the reason while the table is hidden."""
+    seat = (
+        Seat.objects.select_related("table__tournament", "table__round", "entry__version__bot")
+        .filter(table_id=table_id, position=position)
+        .first()
+    )
+    if seat is None or seat.table.tournament.status == Tournament.Status.DRAFT:
+        raise Http404("no such seat")
+    staff = bool(getattr(user, "is_staff", False))
+    owner = seat.entry is not None and seat.entry.user_id == getattr(user, "pk", None)
+    if not (staff or (getattr(user, "is_authenticated", False) and owner)):
+        raise Http404("no such seat of yours")
+    if not visibility.seat_log_shown(user=user, seat=seat):
+        raise PermissionDenied(visibility.table_hidden_reason(table=seat.table))
+    result = seat.table.result if isinstance(seat.table.result, dict) else {}
+    summary: dict[str, Any] = {}
+    for line in result.get("seats", []) or []:
+        if isinstance(line, dict) and line.get("seat") == position:
+            summary = line
+    faults = [f for f in summary.get("faults", []) if isinstance(f, dict)]
+    return SeatLog(
+        seat=seat,
+        table=seat.table,
+        log=seat.log,
+        faults=faults,
+        truncated=TRUNCATION_MARK in seat.log,
+        decisions=seat.decisions,
+        mean_time=seat.mean_time,
+        p99_time=summary.get("p99_time"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Organisers
+# ---------------------------------------------------------------------------------------------
+
+
+def may_organise(*, user: Any) -> bool:
+    return is_organiser(user)
+
+
+def run_tournament(*, user: Any, tournament_id: int) -> Tournament:
+    """The tournament ``tournament_id`` if ``user`` runs it (its organiser, or staff); 404."""
+    tournament = Tournament.objects.select_related("organiser").filter(pk=tournament_id).first()
+    if tournament is None or not runs_tournament(user, tournament):
+        raise Http404("no such tournament of yours")
+    return tournament
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class OrganiserPage:
+    tournament: Tournament
+    entries: Sequence[Entry]
+    failed_tables: Sequence[Table]
+    progress: selectors.Progress | None
+
+
+def organiser_page(*, user: Any, tournament_id: int) -> OrganiserPage:
+    """A tournament as its organiser runs it: entries (with their flags), progress, and the
+    failed tables with their reason and attempts."""
+    tournament = run_tournament(user=user, tournament_id=tournament_id)
+    started = tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN)
+    return OrganiserPage(
+        tournament=tournament,
+        entries=list(
+            Entry.objects.filter(tournament=tournament)
+            .select_related("version__bot", "user")
+            .order_by("pk")
+        ),
+        failed_tables=list(
+            Table.objects.filter(tournament=tournament, status=Table.Status.FAILED)
+            .select_related("round")
+            .order_by("round__number", "number")
+        ),
+        progress=selectors.tournament_progress(tournament=tournament) if started else None,
+    )
+
+
+def run_entry(*, user: Any, tournament: Tournament, entry_id: int) -> Entry:
+    entry = Entry.objects.filter(pk=entry_id, tournament=tournament).first()
+    if entry is None:
+        raise Http404("no such entry")
+    return entry
+
+
+def run_table(*, tournament: Tournament, table_id: int) -> Table:
+    table = (
+        Table.objects.select_related("tournament")
+        .filter(pk=table_id, tournament=tournament)
+        .first()
+    )
+    if table is None:
+        raise Http404("no such table")
+    return table
+
+
+def organised_q(*, user: Any) -> Q:
+    return Q(organiser=user)

@@ -1,0 +1,126 @@
+"""Accounts on the site: sign up, log in and out, change or reset a password (Django's auth
+views, so django-axes limits failed logins as everywhere), and "My account" with the API token
+(made and shown once, or revoked), the member's bots, entries and tournaments.
+
+The views only call services (api.accounts) and selectors (tournaments.member_selectors).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.http import require_http_methods, require_POST
+
+from api import accounts
+from tournaments import member_selectors
+from tournaments.pages.forms import LoginForm, SignupForm
+
+# login() needs the backend when it follows a sign-up (no authenticate() call to name it).
+_MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if not accounts.signup_allowed():
+        return render(request, "members/signup_closed.html", status=403)
+    form = SignupForm(request.POST or None, request=request)
+    if request.method == "POST" and form.is_valid() and form.issued is not None:
+        login(request, form.issued.user, backend=_MODEL_BACKEND)
+        # The page that follows a POST shows the token once; reloading it makes no new one.
+        return render(
+            request,
+            "members/token_shown.html",
+            {"key": form.issued.key, "welcome": True, "nav_section": "account"},
+        )
+    return render(request, "members/signup.html", {"form": form, "nav_section": "account"})
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "members/login.html"
+    authentication_form = LoginForm
+    redirect_authenticated_user = True
+    extra_context = {"nav_section": "account"}
+
+    def get_context_data(self, **kwargs):  # type: ignore[no-untyped-def]
+        context = super().get_context_data(**kwargs)
+        context["signup_allowed"] = accounts.signup_allowed()
+        context["failure_limit"] = settings.AXES_FAILURE_LIMIT
+        return context
+
+
+class LogoutView(auth_views.LogoutView):
+    pass
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    template_name = "members/password_change.html"
+    success_url = reverse_lazy("tournaments:account")
+    extra_context = {"nav_section": "account"}
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        messages.success(self.request, "Your password was changed.")
+        return super().form_valid(form)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    template_name = "members/password_reset.html"
+    email_template_name = "members/password_reset_email.txt"
+    subject_template_name = "members/password_reset_subject.txt"
+    success_url = reverse_lazy("tournaments:password-reset-sent")
+    extra_context = {"nav_section": "account"}
+
+    def get_context_data(self, **kwargs):  # type: ignore[no-untyped-def]
+        context = super().get_context_data(**kwargs)
+        context["reset_enabled"] = settings.TAPIS_PASSWORD_RESET
+        return context
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        if not settings.TAPIS_PASSWORD_RESET:
+            return self.form_invalid(form)
+        return super().form_valid(form)
+
+
+class PasswordResetSentView(auth_views.PasswordResetDoneView):
+    template_name = "members/password_reset_sent.html"
+    extra_context = {"nav_section": "account"}
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "members/password_reset_confirm.html"
+    success_url = reverse_lazy("tournaments:login")
+    extra_context = {"nav_section": "account"}
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        messages.success(self.request, "Your password was set: log in with it.")
+        return super().form_valid(form)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    page = member_selectors.account_page(user=request.user)
+    return render(request, "members/account.html", {"page": page, "nav_section": "account"})
+
+
+@login_required
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    issued = accounts.token_issue(user=request.user)
+    return render(
+        request, "members/token_shown.html", {"key": issued.key, "nav_section": "account"}
+    )
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    if accounts.token_revoke(user=request.user):
+        messages.success(request, "Your API tokens were revoked: clients using them are refused.")
+    else:
+        messages.info(request, "You had no API token.")
+    return redirect("tournaments:account")

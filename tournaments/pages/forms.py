@@ -1,0 +1,318 @@
+"""Forms of the members' pages. They hold no rule: each one's ``submit`` (or ``clean``) calls
+the service that the API calls, and an :class:`~tournaments.errors.ApplicationError` it raises
+is shown next to the field it names (``extra["field"]`` or ``extra["option"]``), in the
+service's (the engine's) own words. The values entered stay in the form when it is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+
+from api import accounts
+from judge import bots as builtin_bots
+from judge.package import MAX_ZIP_BYTES
+from tournaments import formats, member_selectors, services
+from tournaments.errors import ApplicationError
+from tournaments.models import Bot, BotVersion, Entry, Tournament
+from tournaments.tournament_settings import BOUNDS, DEFAULTS, NAME_MAX_LENGTH, TournamentSettings
+
+
+def _refuse(form: forms.Form, error: ApplicationError, *, fields: dict[str, str]) -> None:
+    """Put ``error`` next to the field it concerns: the one its extra names, else the one its
+    code maps to in ``fields``, else above the form."""
+    named = error.extra.get("field") or error.extra.get("option")
+    target = fields.get(str(named), str(named)) if named else fields.get(error.code)
+    form.add_error(target if target in form.fields else None, error.message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounts
+# ---------------------------------------------------------------------------------------------
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form (axes counts its failures: api/authentication.py)."""
+
+
+class SignupForm(forms.Form):
+    username = forms.CharField(max_length=150, help_text="Letters, digits and @ . + - _ only.")
+    email = forms.EmailField(
+        required=False, help_text="Optional: only used to send you a password reset link."
+    )
+    password = forms.CharField(widget=forms.PasswordInput, strip=False)
+
+    def __init__(self, *args: Any, request: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+        self.issued: accounts.IssuedToken | None = None
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if self.errors:
+            return cleaned
+        try:
+            self.issued = accounts.user_signup(
+                username=cleaned["username"],
+                password=cleaned["password"],
+                email=cleaned.get("email", ""),
+                request=self.request,
+            )
+        except ApplicationError as error:
+            _refuse(self, error, fields={})
+        return cleaned
+
+
+# ---------------------------------------------------------------------------------------------
+# Bot authors
+# ---------------------------------------------------------------------------------------------
+
+
+class BotForm(forms.Form):
+    name = forms.CharField(max_length=64)
+    game = forms.ChoiceField()
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+    def __init__(self, *args: Any, owner: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+        self.fields["game"].choices = member_selectors.game_choices()  # type: ignore[attr-defined]
+
+    def submit(self) -> Bot | None:
+        """The new bot, or None with the service's refusal next to its field."""
+        if not self.is_valid():
+            return None
+        try:
+            return services.bot_create(owner=self.owner, **self.cleaned_data)
+        except ApplicationError as error:
+            _refuse(self, error, fields={"bot_name": "name", "unknown_game": "game"})
+            return None
+
+
+class VersionForm(forms.Form):
+    file = forms.FileField(
+        help_text=(
+            f"A single .py file, or a .zip package with its manifest (docs/protocol.md), at most "
+            f"{MAX_ZIP_BYTES // 1024 // 1024} MB."
+        )
+    )
+
+    def __init__(self, *args: Any, bot: Bot, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.bot = bot
+
+    def submit(self) -> BotVersion | None:
+        if not self.is_valid():
+            return None
+        upload = self.cleaned_data["file"]
+        # One byte over the limit is enough for the service to refuse it in its own words.
+        content = upload.read(MAX_ZIP_BYTES + 1)
+        try:
+            return services.bot_version_create(
+                bot=self.bot, content=content, filename=upload.name or ""
+            )
+        except ApplicationError as error:
+            _refuse(self, error, fields={"bot_package": "file"})
+            return None
+
+
+class EntryForm(forms.Form):
+    version = forms.ModelChoiceField(queryset=BotVersion.objects.none(), empty_label=None)
+
+    def __init__(self, *args: Any, user: Any, tournament: Tournament, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user, self.tournament = user, tournament
+        field = self.fields["version"]
+        field.queryset = member_selectors.enterable_versions(  # type: ignore[attr-defined]
+            user=user, tournament=tournament
+        )
+        field.label_from_instance = lambda v: v.label  # type: ignore[attr-defined]
+
+    def submit(self) -> Entry | None:
+        if not self.is_valid():
+            return None
+        try:
+            return services.entry_register(
+                tournament=self.tournament, version=self.cleaned_data["version"], user=self.user
+            )
+        except ApplicationError as error:
+            _refuse(self, error, fields={})
+            return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Organisers
+# ---------------------------------------------------------------------------------------------
+
+
+class RemoveEntryForm(forms.Form):
+    how = forms.ChoiceField(
+        choices=[("withdraw", "Withdraw"), ("disqualify", "Disqualify")], initial="withdraw"
+    )
+    reason = forms.CharField(max_length=300, required=False)
+
+
+def _option_field(option: dict[str, Any], preset_values: dict[str, Any]) -> forms.Field:
+    """A form field for one of the engine's declared options: empty means the preset's value."""
+    default = option["default"]
+    help_text = f"{option['doc']} Allowed: {option['allowed']}. Default: {default}."
+    label = option["name"].replace("_", " ")
+    if option["choices"]:
+        choices = [("", "(the preset's value)")] + [(str(c), str(c)) for c in option["choices"]]
+        return forms.TypedChoiceField(
+            choices=choices,
+            required=False,
+            label=label,
+            help_text=help_text,
+            coerce=_coerce_like(option["choices"][0]),
+            empty_value=None,
+        )
+    if option["type"] == "bool":
+        return forms.TypedChoiceField(
+            choices=[("", "(the preset's value)"), ("true", "yes"), ("false", "no")],
+            required=False,
+            label=label,
+            help_text=help_text,
+            coerce=lambda value: value == "true",
+            empty_value=None,
+        )
+    if option["type"] == "int":
+        # No bounds here: the engine checks them and says why in its own words.
+        return forms.IntegerField(required=False, label=label, help_text=help_text)
+    return forms.CharField(required=False, label=label, help_text=help_text)
+
+
+def _coerce_like(example: object) -> Callable[[Any], Any]:
+    """The submitted text as the type of the option's values (an int choice stays an int)."""
+    kind: Callable[[Any], Any] = type(example)
+    return kind
+
+
+OPTION_PREFIX = "option_"
+# Options the form sets through a setting of its own.
+_OPTIONS_AS_SETTINGS = {"players": "table_size", "fixed_deals": "deals_per_table"}
+# Refusals that name no field: the field they concern, by code.
+_FIELDS_BY_CODE = {
+    "seating": "seating",
+    "place_points": "place_points",
+    "limits": "decision_seconds",
+    "registration": "registration_closes_at",
+    "time_budget": "deals_per_table",
+    "unknown_game": "game",
+}
+
+
+def _bounded(name: str, field: forms.Field) -> forms.Field:
+    bound = BOUNDS[name]
+    field.help_text = bound.message(name).capitalize() + "."
+    field.widget.attrs.update({"min": bound.low, "max": bound.high})
+    return field
+
+
+class TournamentForm(forms.Form):
+    """A tournament's settings for one game, from the engine's declared presets and options
+    and the bounds of :mod:`tournaments.tournament_settings`; ``submit`` creates it through
+    :func:`tournaments.services.tournament_create`, which checks everything."""
+
+    name = forms.CharField(max_length=NAME_MAX_LENGTH)
+    preset = forms.ChoiceField()
+    rounds = forms.IntegerField(initial=3)
+    deals_per_table = forms.IntegerField(initial=4)
+    table_size = forms.IntegerField(required=False, help_text="Empty: the preset's.")
+    seating = forms.ChoiceField(initial=DEFAULTS["seating"])
+    duplicate = forms.BooleanField(required=False)
+    place_points = forms.CharField(
+        required=False, help_text="Points for 1st, 2nd... place, comma-separated; empty: default."
+    )
+    decision_seconds = forms.FloatField(initial=DEFAULTS["decision_seconds"])
+    bank_seconds = forms.FloatField(initial=DEFAULTS["bank_seconds"])
+    startup_seconds = forms.FloatField(initial=DEFAULTS["startup_seconds"])
+    max_faults = forms.IntegerField(initial=DEFAULTS["max_faults"])
+    house_bot = forms.ChoiceField(initial=DEFAULTS["house_bot"])
+    allow_multiple_entries = forms.BooleanField(required=False)
+    registration_opens_at = forms.DateTimeField(
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+    registration_closes_at = forms.DateTimeField(
+        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+    )
+
+    def __init__(self, *args: Any, organiser: Any, game: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.organiser, self.game = organiser, game
+        self.fields["preset"].choices = [  # type: ignore[attr-defined]
+            (p["name"], f"{p['name']}: {p['doc']}") for p in game["presets"]
+        ]
+        self.fields["preset"].initial = game["default_preset"]
+        self.fields["seating"].choices = [(n, n) for n in formats.format_names()]  # type: ignore[attr-defined]
+        self.fields["house_bot"].choices = [  # type: ignore[attr-defined]
+            (n, n) for n in builtin_bots.builtin_names(game["name"])
+        ]
+        for name in BOUNDS:
+            _bounded(name, self.fields[name])
+        self.option_names: list[str] = []
+        for option in game["options"]:
+            if option["name"] in _OPTIONS_AS_SETTINGS:
+                continue
+            self.fields[OPTION_PREFIX + option["name"]] = _option_field(option, {})
+            self.option_names.append(option["name"])
+
+    def option_fields(self) -> list[forms.BoundField]:
+        return [self[OPTION_PREFIX + name] for name in self.option_names]
+
+    def setting_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if not name.startswith(OPTION_PREFIX)]
+
+    def _settings(self) -> TournamentSettings | None:
+        data = self.cleaned_data
+        points = data.get("place_points") or ""
+        try:
+            place_points = [int(p) for p in points.replace(" ", "").split(",")] if points else None
+        except ValueError:
+            self.add_error("place_points", "whole numbers separated by commas")
+            return None
+        options = {
+            name: data[OPTION_PREFIX + name]
+            for name in self.option_names
+            if data.get(OPTION_PREFIX + name) not in (None, "")
+        }
+        return TournamentSettings(
+            name=data["name"],
+            game=self.game["name"],
+            preset=data["preset"],
+            options=options,
+            rounds=data["rounds"],
+            deals_per_table=data["deals_per_table"],
+            table_size=data.get("table_size"),
+            seating=data["seating"],
+            duplicate=data["duplicate"],
+            place_points=place_points,
+            decision_seconds=data["decision_seconds"],
+            bank_seconds=data["bank_seconds"],
+            startup_seconds=data["startup_seconds"],
+            max_faults=data["max_faults"],
+            house_bot=data["house_bot"],
+            allow_multiple_entries=data["allow_multiple_entries"],
+            registration_opens_at=data.get("registration_opens_at"),
+            registration_closes_at=data.get("registration_closes_at"),
+        )
+
+    def submit(self) -> Tournament | None:
+        """The new draft tournament, or None with every refusal next to its field."""
+        if not self.is_valid():
+            return None
+        settings = self._settings()
+        if settings is None:
+            return None
+        try:
+            return services.tournament_create(organiser=self.organiser, settings=settings)
+        except ApplicationError as error:
+            named = error.extra.get("option")
+            fields = {**_FIELDS_BY_CODE, **_OPTIONS_AS_SETTINGS}
+            if isinstance(named, str) and named in self.option_names:
+                fields[named] = OPTION_PREFIX + named
+            _refuse(self, error, fields=fields)
+            return None
