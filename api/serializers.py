@@ -420,6 +420,9 @@ class ProgressSerializer(serializers.Serializer[Any]):
     current_round = serializers.IntegerField()
     rounds = serializers.IntegerField()
     fraction = serializers.FloatField()
+    needs_attention = serializers.BooleanField(
+        help_text="A table failed: the tournament waits for an operator to re-run it."
+    )
 
 
 class RoundSerializer(serializers.ModelSerializer[Round]):

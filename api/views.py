@@ -546,6 +546,9 @@ class ProgressView(ApiView):
             "status": tournament.status,
             "finished": tournament.status == Tournament.Status.FINISHED,
             "fraction": progress.fraction,
+            # A failed table waits for an operator's re-run (docs/operations.md).
+            "needs_attention": tournament.status == Tournament.Status.RUNNING
+            and progress.tables_failed > 0,
         }
         return Response(s.ProgressSerializer(data).data)
 

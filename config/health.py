@@ -5,7 +5,13 @@ The report has parts, each with ``ok`` and a ``detail`` a person can act on:
 * ``database``: a ``SELECT 1`` on the default database;
 * ``broker``: a connection to the Celery broker;
 * ``workers``: how many Celery workers answered a ping within ``PING_TIMEOUT`` seconds
-  (none is a failure: tournaments would never be played).
+  (none is a failure: tournaments would never be played);
+* ``heartbeats``: every worker's own heartbeat (last seen, what it plays, alive, gone, stopped
+  or out of rotation: a worker that took itself out after a local error is a failure);
+* ``sweep``: when the sweep last ran (late by more than two periods while a tournament runs
+  is a failure: nothing would re-queue a dead worker's tables);
+* ``tournaments``: running tournaments with a failed table (``needs_attention``) or with tables
+  waiting while nothing is played (``stalled``): either is a failure.
 
 ``status`` is ``ok`` when every part is, ``fail`` otherwise, with ``failing`` naming the parts
 that are not; the answer is HTTP 200 or 503 accordingly.
@@ -139,7 +145,47 @@ def health_report() -> Report:
     figures of its own); ``status`` and ``failing`` follow from it."""
     parts: dict[str, Part] = {"database": check_database(), "broker": check_broker()}
     parts["workers"] = check_workers(broker_ok=parts["broker"]["ok"])
+    if parts["database"]["ok"]:
+        parts.update(check_operations())
     return summarize(parts)
+
+
+def check_operations() -> dict[str, Part]:
+    """The parts read from the database (tournaments.operations): each worker's own heartbeat,
+    the sweep, and the tournaments that need attention or make no progress."""
+    from tournaments import operations
+
+    try:
+        workers = operations.worker_states()
+        sweep = operations.sweep_state()
+        attention = operations.tournaments_needing_attention()
+        stalled = operations.tournaments_stalled()
+    except Exception as exc:
+        return {"operations": {"ok": False, "detail": f"not read: {_failure(exc)}"}}
+    broken = [w.hostname for w in workers if w.state == "out of rotation"]
+    alive = sum(w.state in ("alive", "out of rotation") for w in workers)
+    heartbeats: Part = {
+        "ok": not broken,
+        "alive": alive,
+        "workers": [w.as_json() for w in workers],
+        "detail": (
+            f"out of rotation: {', '.join(broken)}"
+            if broken
+            else f"{alive} worker{'s' if alive != 1 else ''} heard from lately"
+        ),
+    }
+    problems = []
+    if attention:
+        problems.append(f"failed tables (re-run them): {attention}")
+    if stalled:
+        problems.append(f"no progress while tables wait: {stalled}")
+    tournaments: Part = {
+        "ok": not problems,
+        "needs_attention": list(attention),
+        "stalled": list(stalled),
+        "detail": "; ".join(problems) or "every running tournament is moving",
+    }
+    return {"heartbeats": heartbeats, "sweep": sweep.as_json(), "tournaments": tournaments}
 
 
 def _now() -> float:

@@ -126,6 +126,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Under /api/ a server error is the API's JSON error shape, in the demo (DEBUG) too,
+    # never Django's HTML debug page (it sees a view's exception before those above it).
+    "config.api_errors.ApiServerErrorMiddleware",
     # Last: turns a login refused for too many failures into a 429 (api/authentication.py).
     "axes.middleware.AxesMiddleware",
 ]
@@ -161,6 +164,18 @@ DATABASES = {
 }
 if PRODUCTION and DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     _refusals.append("DATABASE_URL points at SQLite: production needs PostgreSQL")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The demo's web server and worker write the same file at once. WAL: readers never wait
+    # for the writer; a busy timeout: a writer waits for the other (20 s) instead of failing;
+    # IMMEDIATE transactions: a transaction takes the write lock when it begins, so it never
+    # fails with "database is locked" when it reads then writes while another process writes
+    # (SQLite cannot wait for a read lock to become a write lock).
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

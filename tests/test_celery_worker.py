@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,14 @@ from tournaments.tasks import table_sweep, worker_heartbeat_record
 
 if TYPE_CHECKING:
     from tests.conftest import LiveWorker
+
+
+@pytest.fixture
+def live_worker(live_worker: LiveWorker) -> Iterator[LiveWorker]:
+    """The session's worker, stopped after each test of this module: tests of this process
+    that play tables in-process expect no worker to take them."""
+    yield live_worker
+    live_worker.stop()
 
 
 def test_celery_is_configured_for_long_tasks_and_json_only() -> None:

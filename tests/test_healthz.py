@@ -312,3 +312,80 @@ def test_the_cache_down(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     response = Client().get("/healthz", headers={"X-Health-Token": TOKEN})
     assert response.status_code == 503
     assert response.json()["failing"] == ["cache"]
+
+
+# --- issue 13: heartbeats, the sweep, tournaments that need attention -------------------------
+
+
+def _started_tournament() -> Any:
+    from tests.tournaments.factories import enter_builtins, make_tournament
+    from tournaments import services
+
+    tournament = make_tournament(rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 4)
+    services.tournament_start(tournament=tournament)
+    return tournament
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_table_a_late_sweep_and_a_worker_out_of_rotation_are_reported(
+    client: Client,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments import services
+    from tournaments.models import Housekeeping, Table, WorkerHeartbeat
+
+    tournament = _started_tournament()
+    now = timezone.now()
+    Housekeeping.objects.create(
+        name="sweep", last_run_at=now - timedelta(hours=1), last_done_at=now - timedelta(hours=1)
+    )
+    WorkerHeartbeat.objects.create(
+        hostname="w-full@host", host="host", last_seen=now, playing=[], problem="ENOSPC: full"
+    )
+    WorkerHeartbeat.objects.create(hostname="w-ok@host", host="host", last_seen=now, playing=[7])
+    table = Table.objects.get(tournament=tournament)
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.RUNNING, claim_token="t")
+    services.table_fail(table_id=table.pk, token="t", error="a bug")
+
+    status, report = get_health(client)
+
+    assert status == 503
+    assert {"heartbeats", "sweep", "tournaments"} <= set(report["failing"])
+    assert report["tournaments"]["needs_attention"] == [tournament.pk]
+    assert "re-run" in report["tournaments"]["detail"]
+    assert report["sweep"]["ok"] is False
+    assert "late" in report["sweep"]["detail"]
+    workers = {w["hostname"]: w for w in report["heartbeats"]["workers"]}
+    assert workers["w-full@host"]["state"] == "out of rotation"
+    assert workers["w-full@host"]["problem"] == "ENOSPC: full"
+    assert (workers["w-ok@host"]["state"], workers["w-ok@host"]["playing"]) == ("alive", [7])
+    # The API's progress and the tournament's page flag it too.
+    progress = client.get(f"/api/v1/tournaments/{tournament.pk}/progress/").json()
+    assert progress["needs_attention"] is True
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert 'data-testid="needs-attention"' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tournament_with_tables_waiting_and_nothing_played_is_stalled(client: Client) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.models import Table
+
+    tournament = _started_tournament()
+    Table.objects.filter(tournament=tournament).update(
+        queued_at=timezone.now() - timedelta(hours=1)
+    )
+
+    status, report = get_health(client)
+
+    assert status == 503
+    assert report["tournaments"]["stalled"] == [tournament.pk]
+    assert report["tournaments"]["needs_attention"] == []
+    assert report["sweep"]["ok"] is False  # a tournament runs and no sweep ever ran

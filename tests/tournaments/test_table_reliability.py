@@ -35,6 +35,17 @@ from tournaments.models import Deal, Housekeeping, Round, Table, Tournament, Wor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True)
+def _no_worker_takes_the_tables(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    """Tasks are recorded, not sent: a session's live worker must not play these tables."""
+    sent: list[tuple[str, Any]] = []
+    monkeypatch.setattr(
+        current_app, "send_task", lambda name, args=(), **_: sent.append((name, tuple(args)))
+    )
+    return sent
+
+
 EIGHT = ["heuristic", "lowest", "random", "random", "heuristic", "lowest", "random", "random"]
 
 

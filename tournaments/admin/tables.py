@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from tournaments import services, visibility
+from tournaments import operations, services, visibility
 from tournaments.admin.base import (
     HIDDEN,
     HidingAdmin,
@@ -26,6 +26,7 @@ from tournaments.models import (
     Deal,
     Decision,
     Fault,
+    Housekeeping,
     Seat,
     Table,
     Trick,
@@ -255,6 +256,37 @@ class SeatAdmin(ReadOnlyAdmin):
 
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(HidingAdmin):  # type: ignore[type-arg]
-    list_display = ["hostname", "last_seen", "beats"]
-    readonly_fields = ["hostname", "last_seen", "beats"]
+    """Each worker's own heartbeat (docs/operations.md, "When things fail")."""
+
+    list_display = ["hostname", "state", "last_seen", "playing", "problem", "host", "started_at"]
+    readonly_fields = [
+        "hostname",
+        "state",
+        "last_seen",
+        "beats",
+        "playing",
+        "problem",
+        "host",
+        "pid",
+        "started_at",
+        "stopped_at",
+    ]
     ordering = ["hostname"]
+
+    @admin.display(description="state")
+    def state(self, obj: WorkerHeartbeat) -> str:
+        states = {w.hostname: w for w in operations.worker_states()}
+        found = states.get(obj.hostname)
+        return found.state if found else "-"
+
+
+@admin.register(Housekeeping)
+class HousekeepingAdmin(HidingAdmin):  # type: ignore[type-arg]
+    """When the sweep last ran, and by which worker: late by two periods is a problem."""
+
+    list_display = ["name", "last_done_at", "last_by", "runs", "late"]
+    readonly_fields = ["name", "last_run_at", "last_done_at", "last_by", "runs", "last_report"]
+
+    @admin.display(description="late", boolean=True)
+    def late(self, obj: Housekeeping) -> bool:
+        return not operations.sweep_state().ok

@@ -252,7 +252,12 @@ class TournamentAdmin(HidingAdmin):
             return "-"
         progress = selectors.tournament_progress(tournament=obj)
         failed = f", {progress.tables_failed} failed" if progress.tables_failed else ""
-        return f"{progress}{failed}"
+        attention = (
+            " - NEEDS ATTENTION (re-run the failed tables)"
+            if progress.tables_failed and obj.status == Tournament.Status.RUNNING
+            else ""
+        )
+        return f"{progress}{failed}{attention}"
 
     @admin.display(description="seed (revealed at the end)")
     def revealed_seed(self, obj: Tournament) -> str:

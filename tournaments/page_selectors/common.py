@@ -141,6 +141,11 @@ class ProgressView:
         return self.status == Tournament.Status.RUNNING
 
     @property
+    def needs_attention(self) -> bool:
+        """A table failed: the tournament waits for an operator to re-run it."""
+        return self.running and self.tables_failed > 0
+
+    @property
     def live(self) -> bool:
         """Whether the page keeps asking for news: while the tournament runs, and while it is
         open (to see it start)."""

@@ -413,20 +413,27 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
 def tournament_run_here(*, tournament: Tournament, worker: str = "inline") -> int:
     """Play every table of a running tournament in this process, round after round, until
     it is finished (the demo does this; workers do it in production). Returns tables played.
-    Tasks queued meanwhile find their tables done and do nothing."""
+    Tables a worker took meanwhile are waited for (and taken over if their lease expires)."""
     played = 0
     while True:
         tournament.refresh_from_db(fields=["status"])
         if tournament.status != Tournament.Status.RUNNING:
             return played
-        pending = list(
-            Table.objects.filter(tournament=tournament, status=Table.Status.PENDING)
+        tables = Table.objects.filter(tournament=tournament)
+        claimable = list(
+            tables.filter(
+                Q(status=Table.Status.PENDING)
+                | Q(status=Table.Status.RUNNING, lease_expires_at__lt=timezone.now())
+            )
             .order_by("round__number", "number")
             .values_list("pk", flat=True)
         )
-        if not pending:
-            return played
-        for table_id in pending:
+        if not claimable:
+            if not tables.filter(status=Table.Status.RUNNING).exists():
+                return played
+            time.sleep(0.05)  # a worker plays a table of this round: wait for it
+            continue
+        for table_id in claimable:
             outcome = table_run(table_id=table_id, worker=worker, token=f"{worker}-{table_id}")
             if outcome.outcome == "failed":
                 raise ApplicationError(f"table {table_id} failed: {outcome.detail}")
