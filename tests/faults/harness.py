@@ -36,6 +36,13 @@ SWEEP_SECONDS = 2
 RECOVERIES: list[tuple[str, str, float]] = []
 
 
+def note_recovery(fault: str, outcome: str, seconds: float) -> None:
+    """Keep a measured recovery for the session's summary and var/fault-recoveries.txt."""
+    RECOVERIES.append((fault, outcome, seconds))
+    with contextlib.suppress(OSError), (BASE_DIR / "var" / "fault-recoveries.txt").open("a") as out:
+        out.write(f"{fault} | {outcome} | {seconds:.1f}\n")
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
@@ -64,13 +71,15 @@ class Postgres:
     directory: Path
     host: str = "127.0.0.1"
     port: int = field(default_factory=free_port)
+    # Addresses it listens on (default: ``host``), e.g. loopback and a veth's address.
+    listen: str = ""
 
     @property
     def data(self) -> Path:
         return self.directory / "data"
 
-    def url(self, host: str | None = None) -> str:
-        return f"postgresql://postgres@{host or self.host}:{self.port}/tapis"
+    def url(self, host: str | None = None, database: str = "tapis") -> str:
+        return f"postgresql://postgres@{host or self.host}:{self.port}/{database}"
 
     def init(self) -> Postgres:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -79,14 +88,17 @@ class Postgres:
         _as_postgres(
             [_pg_bin("initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"]
         )
+        # Clients on the private links of this machine (a worker in a network namespace).
+        with (self.data / "pg_hba.conf").open("a") as hba:
+            hba.write("host all all samenet trust\n")
         self.start()
-        with psycopg.connect(self.url().replace("/tapis", "/postgres"), autocommit=True) as conn:
+        with psycopg.connect(self.url(database="postgres"), autocommit=True) as conn:
             conn.execute("CREATE DATABASE tapis")
         return self
 
     def start(self) -> None:
         options = (
-            f"-p {self.port} -k {self.directory} -c listen_addresses='{self.host}' "
+            f"-p {self.port} -k {self.directory} -c listen_addresses='{self.listen or self.host}' "
             "-c fsync=off -c max_connections=200"
         )
         _as_postgres(
@@ -119,6 +131,8 @@ class Redis:
     host: str = "127.0.0.1"
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    # Addresses it listens on (default: ``host``).
+    bind: tuple[str, ...] = ()
 
     def url(self, db: int = 0, host: str | None = None) -> str:
         return f"redis://{host or self.host}:{self.port}/{db}"
@@ -131,7 +145,9 @@ class Redis:
                 "--port",
                 str(self.port),
                 "--bind",
-                self.host,
+                *(self.bind or (self.host,)),
+                "--protected-mode",
+                "no",
                 "--save",
                 "",
                 "--appendonly",
@@ -222,14 +238,15 @@ def new_dir(prefix: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def cluster() -> Iterator[Cluster]:
-    """The private PostgreSQL (migrated) and Redis of this session."""
+@contextlib.contextmanager
+def private_cluster(listen: tuple[str, ...] = ("127.0.0.1",)) -> Iterator[Cluster]:
+    """A private PostgreSQL (migrated) and Redis, listening on ``listen`` (the first is where
+    this process reaches them), removed afterwards."""
     if shutil.which("redis-server") is None:
         pytest.fail("redis-server is not installed (make services installs it)")
     root = new_dir("tapis-faults-")
-    postgres = Postgres(root / "postgres").init()
-    redis = Redis(root / "redis").start()
+    postgres = Postgres(root / "postgres", host=listen[0], listen=",".join(listen)).init()
+    redis = Redis(root / "redis", host=listen[0], bind=listen).start()
     cluster = Cluster(postgres, redis, root)
     try:
         subprocess.run(
@@ -246,6 +263,13 @@ def cluster() -> Iterator[Cluster]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    """The private PostgreSQL and Redis of this session."""
+    with private_cluster() as cluster:
+        yield cluster
+
+
 @dataclass
 class Worker:
     """A ``celery worker`` subprocess on the private services; ready once its own heartbeat
@@ -257,6 +281,8 @@ class Worker:
     bot_cache: Path
     concurrency: int = 1
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Run through this (``ip netns exec NAME``: a worker on another "host").
+    prefix: list[str] = field(default_factory=list)
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -279,6 +305,7 @@ class Worker:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [
+                    *self.prefix,
                     sys.executable,
                     "-m",
                     "celery",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,10 +23,10 @@ from celery import Celery
 from tests.faults.harness import (
     BASE_DIR,
     LEASE_SECONDS,
-    RECOVERIES,
     Cluster,
     Worker,
     new_dir,
+    note_recovery,
     wait_for,
 )
 
@@ -109,9 +110,7 @@ def recover(
     report = assert_recorded_once(cluster, tournament)
     hit = next(t for t in report["tables"] if t["id"] == table)
     outcome = f"finished; table hit: {hit['claims']} claims, {hit['attempts']} attempt(s)"
-    RECOVERIES.append((fault, outcome, seconds))
-    with (Path(BASE_DIR) / "var" / "fault-recoveries.txt").open("a") as out:
-        out.write(f"{fault} | {outcome} | {seconds:.1f}\n")
+    note_recovery(fault, outcome, seconds)
     return report
 
 
@@ -257,6 +256,7 @@ def test_beat_killed_and_a_worker_lost(cluster: Cluster, workers: Callable[..., 
         with contextlib.suppress(ProcessLookupError):
             beat.kill()
         beat.wait()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -274,7 +274,9 @@ def full_tmpfs(path: Path) -> Iterator[Path]:
 
 def test_full_disk_for_the_bot_cache(cluster: Cluster, workers: Callable[..., Worker]) -> None:
     folder = new_dir("tapis-faults-full-")
-    with full_tmpfs(folder / "cache") as cache:
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        cache = stack.enter_context(full_tmpfs(folder / "cache"))
         broken = workers("full-a", start=False)
         broken.bot_cache = cache
         broken.start()
@@ -306,13 +308,6 @@ def test_full_disk_for_the_bot_cache(cluster: Cluster, workers: Callable[..., Wo
             "full disk for the bot cache", cluster, tournament, table, injected, broken, healthy
         )
         assert {t["worker"] for t in report["tables"]} == {healthy.hostname}
-        shutil_rmtree(folder)
-
-
-def shutil_rmtree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_a_redelivered_message(cluster: Cluster, workers: Callable[..., Worker]) -> None:
