@@ -1,0 +1,222 @@
+"""The members' two stories in Chromium, against PostgreSQL and a real Celery worker (bots in
+the sandbox): a bot author from sign-up to their bot's log at a table, and an organiser from
+a refused option to a re-run table. Screenshots go to /tmp/shots/members-*.png."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.api.conftest import make_user
+from tests.conftest import IDLE_QUEUE, LiveWorker
+from tests.pages.conftest import axe_violations
+from tests.tournaments.factories import enter_builtins, make_tournament
+from tournaments import services
+from tournaments.models import Table, Tournament
+
+pytestmark = pytest.mark.slow
+
+SHOTS = Path("/tmp/shots")
+# Milliseconds: generous, for a loaded machine; each wait ends as soon as the page shows it.
+WORKER_TIMEOUT = 240_000
+
+CHATTY_BOT = '''"""A bot that says what it does on stderr."""
+
+import sys
+
+from tapis_bot import Bot, run
+
+
+class Chatty(Bot):
+    name = "chatty"
+
+    def act(self, observation, legal_actions):
+        print(f"choosing among {len(legal_actions)} actions", file=sys.stderr)
+        return legal_actions[0]
+
+
+if __name__ == "__main__":
+    run(Chatty())
+'''
+
+
+def unexpected(console_errors: list[str]) -> list[str]:
+    """The console's errors but the one Chromium logs for a refused form: it answers 400 on
+    purpose (the refusal is the page, shown next to the field)."""
+    return [e for e in console_errors if "status of 400 (Bad Request)" not in e]
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"members-{name}.png"), full_page=True)
+
+
+def test_a_bot_authors_whole_story(
+    live_worker: LiveWorker,
+    page: Any,
+    console_errors: list[str],
+    settings: Any,
+    tmp_path: Path,
+) -> None:
+    settings.TAPIS_ALLOW_SIGNUP = True
+    organiser = make_user("host", organiser=True)
+    tournament = make_tournament(
+        organiser=organiser, name="Author cup", rounds=1, deals_per_table=2
+    )
+    enter_builtins(tournament, ["heuristic", "lowest", "random"])
+
+    # Sign up: logged in, the token shown once.
+    page.goto("/accounts/signup/")
+    page.fill("#id_username", "ada")
+    page.fill("#id_email", "ada@example.org")
+    page.fill("#id_password", "a-long-Passw0rd!")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("Welcome, ada")
+    expect(page.locator("#api-token")).to_have_text(re.compile(r"^\S{40,}$"))
+    page.get_by_role("link", name="Go to my account").click()
+
+    # A bot, then a refused upload (said next to the field), then a real one.
+    page.get_by_role("link", name="Create a bot").click()
+    page.fill("#id_name", "chatty")
+    page.select_option("#id_game", "hearts")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("chatty")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a bot")
+    page.set_input_files("#id_file", str(notes))
+    page.get_by_role("button", name="Upload").click()
+    expect(page.locator("#id_file_error")).to_have_text(
+        re.compile("a bot is a .py file or a .zip package")
+    )
+    shot(page, "upload-refused")
+    assert not axe_violations(page)
+    bot_file = tmp_path / "chatty.py"
+    bot_file.write_text(CHATTY_BOT)
+    page.set_input_files("#id_file", str(bot_file))
+    page.get_by_role("button", name="Upload").click()
+
+    # The version's page follows the validation on the worker, without a reload.
+    expect(page.locator("h1")).to_have_text("chatty v1")
+    page.evaluate("window.tapisMark = 'kept'")
+    expect(page.locator("#version-status .status")).to_have_text("ready", timeout=WORKER_TIMEOUT)
+    assert page.evaluate("window.tapisMark") == "kept"
+    expect(page.locator("#version-status")).to_contain_text("decisions cleanly")
+    expect(page.locator("#version-status pre.log")).to_contain_text("choosing among")
+    shot(page, "version-ready")
+    assert not axe_violations(page)
+
+    # Enter it: the form offers the ready version.
+    page.goto("/account/")
+    page.get_by_role("link", name="chatty", exact=True).click()
+    page.get_by_role("link", name="enter a version").click()
+    expect(page.locator("#id_version option")).to_have_text(["chatty v1"])
+    page.get_by_role("button", name="Enter").click()
+    expect(page.locator("h1")).to_have_text("Author cup")
+
+    # The tournament is played by the worker; its page follows it.
+    services.tournament_start(tournament=tournament)
+    page.reload()
+    expect(page.locator("#live-status")).to_have_text(
+        re.compile("Finished"), timeout=WORKER_TIMEOUT
+    )
+
+    # The bot's page links its own log at the table it played.
+    page.goto("/account/")
+    page.get_by_role("link", name="chatty", exact=True).click()
+    page.click("text=/seat \\d's log/")
+    expect(page.locator("h1")).to_have_text(re.compile(r"chatty v1 at seat \d"))
+    expect(page.locator("#seat-log")).to_contain_text("choosing among")
+    shot(page, "seat-log")
+    assert not axe_violations(page)
+    assert not unexpected(console_errors)
+
+
+def test_an_organisers_whole_story(
+    live_worker: LiveWorker, page: Any, console_errors: list[str], settings: Any
+) -> None:
+    from config.celery import app as celery_app
+
+    make_user("olga", organiser=True)
+    page.goto("/accounts/login/")
+    page.fill("#id_username", "olga")
+    page.fill("#id_password", "olga-secret-pw")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text("My account: olga")
+
+    # Create: the Roi's deals refused next to the field in the engine's words, then accepted.
+    page.get_by_role("link", name="Create a tournament").click()
+    page.select_option("#id_game", "roi")
+    page.get_by_role("button", name="Next: its rules").click()
+    page.fill("#id_name", "Roi night")
+    page.fill("#id_rounds", "1")
+    page.fill("#id_deals_per_table", "7")
+    page.fill("#id_option_queen_penalty", "12")
+    page.get_by_role("button", name="Create the tournament").click()
+    expect(page.locator("#id_deals_per_table_error")).to_contain_text("10")
+    expect(page.locator("#id_name")).to_have_value("Roi night")
+    expect(page.locator("#id_option_queen_penalty")).to_have_value("12")
+    shot(page, "create-refused")
+    assert not axe_violations(page)
+    page.fill("#id_deals_per_table", "10")
+    page.get_by_role("button", name="Create the tournament").click()
+    expect(page.locator("h1")).to_have_text("Organise Roi night")
+    roi = Tournament.objects.get(name="Roi night")
+    assert roi.options == {"queen_penalty": 12}
+
+    # Open; four bots enter; start, and a second start from a stale tab is refused.
+    page.get_by_role("button", name="Open registration").click()
+    expect(page.locator(".messages")).to_contain_text("Registration is open.")
+    enter_builtins(roi, ["heuristic", "heuristic", "lowest", "random"])
+    stale = page.context.new_page()
+    stale.goto(f"/organise/{roi.pk}/")
+    page.reload()
+    page.get_by_role("button", name="Start the tournament").click()
+    expect(page.locator(".messages")).to_contain_text("The tournament is started")
+    stale.get_by_role("button", name="Start the tournament").click()
+    # (running, or already finished if the worker was that quick)
+    expect(stale.locator(".messages")).to_contain_text(
+        re.compile(r"Not done: the tournament is (running|finished); only an open one can start\.")
+    )
+    stale.close()
+    assert Table.objects.filter(tournament=roi).count() == 1
+    # The page follows the play on the worker without a reload.
+    expect(page.locator("#organise-status")).to_contain_text("finished", timeout=WORKER_TIMEOUT)
+    shot(page, "organise-finished")
+
+    # Cancel another.
+    other = make_tournament(organiser=roi.organiser, name="Spare cup")
+    page.goto(f"/organise/{other.pk}/")
+    page.get_by_role("button", name="Cancel the tournament").click()
+    expect(page.locator(".messages")).to_contain_text("The tournament is cancelled.")
+    other.refresh_from_db()
+    assert other.status == Tournament.Status.CANCELLED
+
+    # A table that failed (claimed and failed by another worker, through the services, its
+    # task sent where no worker listens) is shown with its reason, then re-run on the worker.
+    broken = make_tournament(
+        organiser=roi.organiser, name="Broken cup", rounds=1, deals_per_table=2
+    )
+    enter_builtins(broken, ["random", "random", "lowest", "heuristic"])
+    worker_queue = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = IDLE_QUEUE
+    try:
+        services.tournament_start(tournament=broken)
+    finally:
+        celery_app.conf.task_default_queue = worker_queue
+    table = Table.objects.get(tournament=broken)
+    assert services.table_claim(table_id=table.pk, worker="elsewhere", token="t-1") is not None
+    assert services.table_fail(table_id=table.pk, token="t-1", error="MemoryError: out of luck")
+    page.goto(f"/organise/{broken.pk}/")
+    expect(page.locator("#organise-progress")).to_contain_text("MemoryError: out of luck")
+    shot(page, "failed-table")
+    assert not axe_violations(page)
+    page.get_by_role("button", name="Re-run table 1").click()
+    expect(page.locator(".messages")).to_contain_text("is queued again")
+    expect(page.locator("#organise-status")).to_contain_text("finished", timeout=WORKER_TIMEOUT)
+    table.refresh_from_db()
+    assert table.status == Table.Status.DONE, live_worker.log()
+    assert not unexpected(console_errors)
