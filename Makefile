@@ -20,7 +20,7 @@ PACKAGES := $(patsubst %/__init__.py,%,$(wildcard config/__init__.py games/__ini
 # packages it found when it was made).
 INSTALL_INPUTS := pyproject.toml $(wildcard */__init__.py)
 
-.PHONY: help run test install install-dev bubblewrap toolchains chromium services lint format \
+.PHONY: help run test install install-dev bubblewrap toolchains faulttools chromium services lint format \
 	typecheck pytest compile clean
 
 help:
@@ -47,7 +47,7 @@ install-dev: $(VENV)/.installed-dev
 run: install compile
 	$(PY) -m config.run --host $(HOST) --port $(PORT)
 
-test: install-dev compile bubblewrap toolchains chromium services lint typecheck pytest
+test: install-dev compile bubblewrap toolchains faulttools chromium services lint typecheck pytest
 
 # The judge runs bots under bubblewrap: install it when missing and we may.
 bubblewrap:
@@ -58,6 +58,24 @@ bubblewrap:
 			apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap; \
 		else \
 			echo "warning: bubblewrap (bwrap) is missing: sudo apt-get install bubblewrap" >&2; \
+		fi; \
+	fi
+
+# The fault-injection suite (tests/faults) starts its own PostgreSQL cluster and redis-server and
+# puts a worker in a network namespace (ip): install what is missing when we may.
+FAULT_TOOLS := postgresql redis-server iproute2 util-linux
+
+faulttools:
+	@missing="$$(for p in $(FAULT_TOOLS); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed' \
+			|| echo "$$p"; done)"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "Installing $$missing..."; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; \
+		else \
+			echo "warning: missing for tests/faults: $$missing" >&2; \
 		fi; \
 	fi
 

@@ -19,15 +19,19 @@ Task policy (docs/operations.md):
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 
 from tournaments import queue, services, worker_process
-from tournaments.errors import INFRASTRUCTURE_ERRORS
+from tournaments.errors import DATABASE_ERRORS, INFRASTRUCTURE_ERRORS
 from tournaments.models import Table
 from tournaments.services.tables import WorkerOutOfRotation
+
+# Before a table's message goes back to the queue because the database is away.
+REQUEUE_PAUSE_SECONDS = 2.0
 
 RETRY_POLICY: dict[str, Any] = {
     "autoretry_for": INFRASTRUCTURE_ERRORS,
@@ -62,6 +66,12 @@ def table_run(self: Task, table_id: int) -> dict[str, Any]:
         return {"table": table_id, "outcome": "released", "detail": reason}
     try:
         return services.table_run(table_id=table_id, worker=worker, token=token).as_json()
+    except DATABASE_ERRORS as exc:
+        # The claim found the database away: the message goes back to the broker (not into
+        # this worker's memory as a countdown), after a pause that keeps it from spinning.
+        time.sleep(REQUEUE_PAUSE_SECONDS)
+        message = "the database is away: the table's message goes back to the queue"
+        raise Reject(message, requeue=True) from exc
     except WorkerOutOfRotation as exc:
         worker_process.out_of_rotation(hostname=worker, reason=exc.reason)
         return {"table": table_id, "outcome": "released", "detail": exc.reason}
