@@ -1,6 +1,7 @@
-"""Views of the statistics endpoints: a tournament's crosstable and what a tournament's settings
-resolve (the standings' intervals are in :class:`api.views.Standings`). Thin: a selector of
-:mod:`tournaments.selectors.statistics`, a serializer (docs/api.md, "Statistics")."""
+"""Views of the statistics endpoints: a tournament's crosstable, what a tournament's settings
+resolve (the standings' intervals are in :class:`api.views.Standings`), and matches between
+two versions. Thin: a selector of :mod:`tournaments.selectors.statistics` or a service of
+:mod:`tournaments.services.matches`, a serializer (docs/api.md, "Statistics", "Matches")."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework.permissions import AllowAny
+from rest_framework import status
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments import selectors
-from tournaments.models import Tournament
+from tournaments import selectors, services
+from tournaments.models import BotVersion, Match, Tournament
 
 from . import permissions
 from . import statistics_serializers as s
-from .views import ApiView, _immutable, _validated
+from .views import ApiView, _immutable, _user, _validated
 
 
 class Crosstable(ApiView):
@@ -62,3 +64,70 @@ class Resolution(ApiView):
         query = _validated(s.ResolutionQuerySerializer, request.query_params)
         report = selectors.tournament_resolution(**query)
         return Response(s.ResolutionSerializer(report).data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches
+# ---------------------------------------------------------------------------------------------
+
+
+def _match(request: Request, pk: int) -> Match:
+    """A match of the caller (staff: any); 404 for others' (their existence is private)."""
+    return get_object_or_404(selectors.match_list(user=request.user), pk=pk)
+
+
+def _match_response(match: Match, code: int = 200) -> Response:
+    progress = selectors.match_progress(match=match)
+    return Response(s.MatchSerializer(progress).data, status=code)
+
+
+class MatchList(ApiView):
+    """Your matches, newest first (staff: everyone's); or start one: is your ``candidate``
+    version better than your ``baseline`` version (or a ``baseline_builtin`` bot)? The two play
+    the same seat of the same deals with house bots in the other seats, batch after batch on
+    the workers, until the sequential test decides (docs/tournaments.md, "Matches")."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.MatchSerializer
+
+    @extend_schema(responses=s.MatchSerializer(many=True), operation_id="matches_list")
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(selectors.match_list(user=request.user))
+        assert page is not None
+        return self.get_paginated_response(
+            [s.MatchSerializer(selectors.match_progress(match=m)).data for m in page]
+        )
+
+    @extend_schema(request=s.MatchCreateSerializer, responses={201: s.MatchSerializer})
+    def post(self, request: Request) -> Response:
+        data = _validated(s.MatchCreateSerializer, request.data)
+        for role in ("candidate", "baseline"):
+            if role in data:
+                data[role] = get_object_or_404(
+                    BotVersion.objects.select_related("bot").defer("content"), pk=data[role]
+                )
+        match = services.match_create(owner=_user(request), **data)
+        return _match_response(_match(request, match.pk), status.HTTP_201_CREATED)
+
+
+class MatchDetail(ApiView):
+    """A match and where it stands: deals played, the running mean difference per deal with
+    its 95% interval, the log-likelihood ratio and its bounds, the verdict. Poll it."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.MatchSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        return _match_response(_match(request, pk))
+
+
+class MatchCancel(ApiView):
+    """Stop a running match of yours (staff: any); its batch in flight is still recorded."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.MatchSerializer
+
+    @extend_schema(request=None)
+    def post(self, request: Request, pk: int) -> Response:
+        services.match_cancel(match=_match(request, pk))
+        return _match_response(_match(request, pk))

@@ -51,6 +51,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="crosstable",
     ),
     path("resolution/", statistics_views.Resolution.as_view(), name="resolution"),
+    path("matches/", statistics_views.MatchList.as_view(), name="match-list"),
+    path("matches/<int:pk>/", statistics_views.MatchDetail.as_view(), name="match-detail"),
+    path("matches/<int:pk>/cancel/", statistics_views.MatchCancel.as_view(), name="match-cancel"),
     path("tournaments/<int:pk>/rounds/", views.RoundList.as_view(), name="round-list"),
     path("tournaments/<int:pk>/tables/", views.TableList.as_view(), name="table-list"),
     # Tables and deals

@@ -489,3 +489,125 @@ class RatingHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating.bot.name}: {self.ordinal:.2f} after {self.table}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches: is v2 better than v1?
+# ---------------------------------------------------------------------------------------------
+
+
+class Match(models.Model):
+    """A sequential duplicate match between a bot author's ``candidate`` version and a
+    ``baseline`` (one of their versions, or a built-in bot): the two play the same seat of the
+    same cards at two tables, house bots in the other seats, in batches, until the sequential
+    test (SPRT: H0 the candidate's mean score per deal is ``d0`` above the baseline's, H1 it is
+    ``d1`` above, error rates ``alpha`` and ``beta``) decides or ``max_deals`` are played.
+    ``deals``, ``total`` and ``total_squares`` are the running sums of the paired differences
+    (candidate's score minus baseline's, per deal, higher is better)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        DECIDED = "decided", "decided"
+        CAPPED = "capped", "capped"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="matches"
+    )
+    game = models.CharField(max_length=32)
+    preset = models.CharField(max_length=64)
+    candidate = models.ForeignKey(
+        BotVersion, on_delete=models.PROTECT, related_name="matches_as_candidate"
+    )
+    baseline = models.ForeignKey(
+        BotVersion,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="matches_as_baseline",
+    )
+    baseline_builtin = models.CharField(
+        max_length=32, blank=True, help_text="A built-in bot as the baseline (no version)."
+    )
+    house_bot = models.CharField(max_length=32, default="heuristic")
+    d0 = models.FloatField(help_text="H0: the mean difference in points per deal.")
+    d1 = models.FloatField(help_text="H1: the mean difference in points per deal (above d0).")
+    alpha = models.FloatField(help_text="The chance of accepting H1 when H0 holds.")
+    beta = models.FloatField(help_text="The chance of accepting H0 when H1 holds.")
+    max_deals = models.PositiveIntegerField(help_text="The cap of paired deals.")
+    batch_deals = models.PositiveIntegerField(help_text="Paired deals a batch.")
+    seed = models.BigIntegerField(editable=False)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.RUNNING, db_index=True
+    )
+    deals = models.PositiveIntegerField(default=0)
+    total = models.FloatField(default=0.0)
+    total_squares = models.FloatField(default=0.0)
+    llr = models.FloatField(default=0.0)
+    verdict = models.CharField(max_length=16, default="continue")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(models.Q(baseline__isnull=False) & models.Q(baseline_builtin=""))
+                | (models.Q(baseline__isnull=True) & ~models.Q(baseline_builtin="")),
+                name="match_one_baseline",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(d1__gt=models.F("d0")), name="match_d1_gt_d0"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk}: {self.candidate} against {self.baseline_label}"
+
+    @property
+    def baseline_label(self) -> str:
+        if self.baseline is not None:
+            return self.baseline.label
+        return f"built-in {self.baseline_builtin}"
+
+
+class MatchBatch(models.Model):
+    """A batch of a match: ``deals`` deals dealt from ``seed``, played twice (the candidate,
+    then the baseline, in seat ``seat``), on a worker through the tables' queue; claimed by
+    compare-and-set like a table. ``differences``: the paired difference of each deal."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="batches")
+    number = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    deals = models.PositiveIntegerField()
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
+    claimed_by = models.CharField(max_length=255, blank=True)
+    claim_token = models.CharField(max_length=64, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    differences = models.JSONField(default=list, blank=True)
+    faults = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="matchbatch_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"batch {self.number} of match {self.match_id}"

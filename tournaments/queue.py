@@ -28,6 +28,7 @@ TABLE_RUN: Final = "tournaments.tasks.table_run"
 TABLE_SWEEP: Final = "tournaments.tasks.table_sweep"
 BOT_VERSION_VALIDATE: Final = "tournaments.tasks.bot_version_validate"
 WORKER_HEARTBEAT_RECORD: Final = "tournaments.tasks.worker_heartbeat_record"
+MATCH_BATCH_RUN: Final = "tournaments.tasks.match_batch_run"
 
 # Tasks that keep the service going: on a queue of their own, so that a backlog of tables never
 # delays them (config.celery routes them; every worker consumes both queues).
@@ -101,6 +102,12 @@ def table_enqueue(*, table: Table, tournament: Tournament) -> None:
     options = table_options(tournament=tournament)
     table_id = table.pk
     transaction.on_commit(lambda: table_send(table_id=table_id, options=options), robust=True)
+
+
+def match_batch_enqueue(*, batch_id: int, options: dict[str, Any]) -> None:
+    """Queue a match's batch on the tables' queue once the current transaction commits (a
+    failed send leaves it for the match sweep: ``queued_at`` is then stale)."""
+    _send_on_commit(MATCH_BATCH_RUN, (batch_id,), **options)
 
 
 def bot_version_validate(*, version_id: int) -> None:

@@ -13,6 +13,8 @@ Task policy (docs/operations.md):
 * ``table_sweep`` runs the sweep if no worker ran it this period (workers run it on their own
   timer; beat or an operator may send it too).
 * ``bot_version_validate`` plays a new upload at a short sandboxed table.
+* ``match_batch_run`` plays a batch of a match (services.matches): like ``table_run``, late
+  acknowledged, safe to run twice, never retried from memory (the match sweep sends it again).
 * ``worker_heartbeat_record`` records that the worker that ran it is alive (workers record
   their own heartbeat on a timer; the task is for checks by hand).
 """
@@ -28,6 +30,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from tournaments import queue, services, worker_process
 from tournaments.errors import DATABASE_ERRORS, INFRASTRUCTURE_ERRORS
 from tournaments.models import Table
+from tournaments.services import matches
 from tournaments.services.tables import WorkerOutOfRotation
 
 # Before a table's message goes back to the queue because the database is away.
@@ -80,6 +83,19 @@ def table_run(self: Task, table_id: int) -> dict[str, Any]:
             table_id=table_id, token=token, error="the table went over its time limit"
         )
         return {"table": table_id, "outcome": "failed", "detail": "time limit"}
+
+
+@shared_task(bind=True, name=queue.MATCH_BATCH_RUN, acks_late=True, reject_on_worker_lost=True)
+def match_batch_run(self: Task, batch_id: int) -> dict[str, Any]:
+    """Claim, play and record one batch of a match."""
+    token = str(self.request.id or f"local-batch-{batch_id}")
+    try:
+        return matches.match_batch_run(
+            batch_id=batch_id, worker=str(self.request.hostname or "unknown"), token=token
+        )
+    except SoftTimeLimitExceeded:
+        matches.match_batch_fail(batch_id=batch_id, token=token, error="over its time limit")
+        return {"batch": batch_id, "outcome": "failed", "detail": "time limit"}
 
 
 @shared_task(bind=True, name=queue.TABLE_SWEEP, ignore_result=False)

@@ -14,6 +14,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.conftest import BOT_FILE, ROLES, World, assert_error, ready_version
+from tournaments import services
+from tournaments.models import Match
 
 ANON, AUTHOR, OTHER, ORGANISER, STAFF = ROLES
 
@@ -57,6 +59,14 @@ def _author_seat(table: Any) -> int:
     from tournaments.models import Seat
 
     return int(Seat.objects.get(table=table, entry__user__username="author").position)
+
+
+def authors_match(world: World) -> Match:
+    """A running match of the author's bot against the random bot (its batch is never sent:
+    the test's transaction does not commit)."""
+    return services.match_create(
+        owner=world.bot.owner, candidate=ready_version(world.bot), baseline_builtin="random"
+    )
 
 
 CASES = [
@@ -233,6 +243,27 @@ CASES = [
         lambda w: f"/api/v1/tournaments/{w.finished.pk}/tables/",
         everyone(200),
         query={"round": "1"},
+    ),
+    # Matches
+    Case("matches", "GET", lambda w: "/api/v1/matches/", logged_in(200)),
+    Case(
+        "match create",
+        "POST",
+        lambda w: "/api/v1/matches/",
+        only({AUTHOR: 201}),
+        body=lambda w: {"candidate": ready_version(w.bot).pk, "baseline_builtin": "random"},
+    ),
+    Case(
+        "match",
+        "GET",
+        lambda w: f"/api/v1/matches/{authors_match(w).pk}/",
+        only({AUTHOR: 200, STAFF: 200}, others=404),
+    ),
+    Case(
+        "match cancel",
+        "POST",
+        lambda w: f"/api/v1/matches/{authors_match(w).pk}/cancel/",
+        only({AUTHOR: 200, STAFF: 200}, others=404),
     ),
     # Tables and deals
     Case("table (done)", "GET", lambda w: f"/api/v1/tables/{w.table_done.pk}/", everyone(200)),

@@ -24,9 +24,10 @@ from tests.api.conftest import (
     enter,
     make_tournament,
     make_user,
+    ready_version,
 )
 from tournaments import selectors, services, statistics
-from tournaments.models import Table, Tournament
+from tournaments.models import Match, Table, Tournament
 
 
 def _finite(value: float) -> float | None:
@@ -276,3 +277,104 @@ def test_query_counts_do_not_grow_with_the_data(world: World, settings: Any) -> 
         counts.append(sizes)
     assert counts[0] == counts[1]
     assert max(counts[0]) <= 12, counts
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_author_starts_a_match_and_follows_it_to_its_verdict(world: World) -> None:
+    client = world.client("author")
+    version = ready_version(world.bot)  # the heuristic player
+    response = client.post(
+        "/api/v1/matches/",
+        {"candidate": version.pk, "baseline_builtin": "random", "d1": 2.0, "max_deals": 256},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["status"], body["verdict"], body["deals"]) == ("running", "continue", 0)
+    assert (body["low"], body["high"], body["llr"]) == (None, None, 0.0)
+    assert body["candidate"] == {
+        "id": version.pk,
+        "bot": world.bot.pk,
+        "bot_name": "alpha",
+        "number": 1,
+        "name": "alpha v1",
+    }
+    assert (body["baseline"], body["baseline_builtin"]) == (None, "random")
+    assert (body["d0"], body["d1"], body["alpha"], body["beta"]) == (0.0, 2.0, 0.05, 0.05)
+    assert body["upper_bound"] == pytest.approx(math.log(0.95 / 0.05))
+    assert body["batches_in_flight"] == 1
+    assert body["expected_deals"] > 0
+
+    services.match_run_here(match=Match.objects.get(pk=body["id"]))
+    done = client.get(f"/api/v1/matches/{body['id']}/").json()
+    assert (done["status"], done["verdict"]) == ("decided", "accept_h1")
+    assert done["deals"] >= done["min_deals"] == statistics.MIN_DEALS
+    assert done["low"] < done["mean"] < done["high"]
+    assert done["llr"] >= done["upper_bound"]
+    assert done["finished_at"] is not None
+    listed = client.get("/api/v1/matches/").json()
+    assert [m["id"] for m in listed["results"]] == [body["id"]]
+    assert world.client("other").get("/api/v1/matches/").json()["results"] == []
+    assert_error(world.client("other").get(f"/api/v1/matches/{body['id']}/"), 404, "not_found")
+    error = assert_error(client.post(f"/api/v1/matches/{body['id']}/cancel/"), 409, "status")
+    assert "decided" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "field"),
+    [
+        ({"baseline_builtin": "random"}, 400, "invalid", "candidate"),
+        (
+            {"candidate": "mine", "baseline_builtin": "random", "colour": 1},
+            400,
+            "invalid",
+            "colour",
+        ),
+        ({"candidate": "mine", "baseline_builtin": "random", "d1": "x"}, 400, "invalid", "d1"),
+        (
+            {"candidate": "mine", "baseline_builtin": "random", "alpha": 0.9},
+            400,
+            "invalid",
+            "alpha",
+        ),
+        ({"candidate": "mine"}, 400, "invalid", None),
+        ({"candidate": "mine", "baseline_builtin": "ogre"}, 400, "unknown_builtin", None),
+        ({"candidate": "theirs", "baseline_builtin": "random"}, 403, "not_owner", None),
+        ({"candidate": "pending", "baseline_builtin": "random"}, 400, "version_not_ready", None),
+        ({"candidate": 999999, "baseline_builtin": "random"}, 404, "not_found", None),
+        ({"candidate": "mine", "baseline_builtin": "random", "max_deals": 5}, 400, "invalid", None),
+    ],
+)
+def test_a_match_refused_says_why_and_creates_nothing(
+    world: World, body: dict[str, Any], status: int, code: str, field: str | None
+) -> None:
+    versions = {
+        "mine": ready_version(world.bot).pk,
+        "theirs": ready_version(world.other_bot).pk,
+        "pending": world.pending.versions.get().pk,
+    }
+    data = {k: versions.get(v, v) if isinstance(v, str) else v for k, v in body.items()}
+    error = assert_error(
+        world.client("author").post("/api/v1/matches/", data, format="json"), status, code
+    )
+    if field is not None:
+        assert field in error["fields"], error
+    assert not Match.objects.exists()
+
+
+def test_match_list_queries_do_not_grow_with_the_matches(world: World) -> None:
+    client = world.client("author")
+    counts = []
+    for _ in range(2):
+        for _ in range(3):
+            services.match_create(
+                owner=world.bot.owner, candidate=ready_version(world.bot), baseline_builtin="random"
+            )
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/api/v1/matches/").status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]

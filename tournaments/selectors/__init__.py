@@ -30,9 +30,12 @@ from tournaments.selectors.replays import (
     table_replay_seats,
 )
 from tournaments.selectors.statistics import (
+    MatchProgress,
     ResolutionReport,
     SpreadSource,
     TournamentStatistics,
+    match_list,
+    match_progress,
     preset_spread_source,
     tournament_resolution,
     tournament_results,
@@ -64,6 +67,7 @@ from tournaments.selectors.tournaments import (
 )
 
 __all__ = [
+    "MatchProgress",
     "Progress",
     "ResolutionReport",
     "SpreadSource",
@@ -81,6 +85,8 @@ __all__ = [
     "deal_replay_document",
     "deal_replay_documents",
     "deal_replay_stored",
+    "match_list",
+    "match_progress",
     "preset_spread_source",
     "rating_leaderboard",
     "replays_to_store",

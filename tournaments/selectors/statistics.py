@@ -17,12 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.core.cache import cache
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 import games
 from tournaments import statistics, visibility
 from tournaments.errors import ApplicationError
-from tournaments.models import Deal, Seat, Tournament
+from tournaments.models import Deal, Match, MatchBatch, Seat, Tournament
 from tournaments.selectors.tournaments import standings_version
 
 #: How long a tournament's figures are kept: final ones never change; live ones are keyed by
@@ -343,4 +343,87 @@ def tournament_resolution(
         duplicate_play=duplicate_play,
         difference=difference,
         needed=needed,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches
+# ---------------------------------------------------------------------------------------------
+
+
+_IN_FLIGHT = (MatchBatch.Status.PENDING, MatchBatch.Status.RUNNING)
+
+
+def match_list(*, user: visibility.Viewer) -> QuerySet[Match]:
+    """The matches ``user`` may see: their own (staff: every one), newest first."""
+    matches = (
+        Match.objects.select_related("owner", "candidate__bot", "baseline__bot")
+        .defer("candidate__content", "baseline__content")
+        .annotate(
+            batches_done=Count("batches", filter=Q(batches__status=MatchBatch.Status.DONE)),
+            batches_in_flight=Count("batches", filter=Q(batches__status__in=_IN_FLIGHT)),
+        )
+        .order_by("-created_at", "-pk")
+    )
+    if user is None or not getattr(user, "is_authenticated", False):
+        return matches.none()
+    if getattr(user, "is_staff", False):
+        return matches
+    return matches.filter(owner_id=getattr(user, "pk", None))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MatchProgress:
+    """Where a match stands: the sequential test on the deals played so far (the running mean
+    difference per deal with its 95% interval, the log-likelihood ratio and its bounds, the
+    verdict), the batches played and in flight, and Wald's estimate of the deals the test takes
+    on average (at the preset's measured spread, or the one seen so far)."""
+
+    match: Match
+    test: statistics.SprtResult
+    batches_done: int
+    batches_in_flight: int
+    expected_deals: float | None
+
+
+def match_progress(*, match: Match) -> MatchProgress:
+    """The progress of ``match``: no query for a match of :func:`match_list` (its batches
+    are counted there), one for another."""
+    done = getattr(match, "batches_done", None)
+    flight = getattr(match, "batches_in_flight", None)
+    if done is None or flight is None:
+        counts = MatchBatch.objects.filter(match=match).aggregate(
+            done=Count("pk", filter=Q(status=MatchBatch.Status.DONE)),
+            flight=Count("pk", filter=Q(status__in=_IN_FLIGHT)),
+        )
+        done, flight = counts["done"], counts["flight"]
+    test = statistics.sprt_from_sums(
+        deals=match.deals,
+        total=match.total,
+        total_squares=match.total_squares,
+        d0=match.d0,
+        d1=match.d1,
+        alpha=match.alpha,
+        beta=match.beta,
+        max_deals=match.max_deals,
+    )
+    sd = test.sd if test.deals >= statistics.MIN_DEALS else None
+    if sd is None:
+        try:
+            sd = statistics.preset_spread(match.game, match.preset).paired()
+        except ValueError:
+            sd = None
+    expected = (
+        statistics.sprt_expected_deals(
+            d0=match.d0, d1=match.d1, sd=sd, alpha=match.alpha, beta=match.beta
+        )
+        if sd
+        else None
+    )
+    return MatchProgress(
+        match=match,
+        test=test,
+        batches_done=done,
+        batches_in_flight=flight,
+        expected_deals=expected,
     )

@@ -9,7 +9,8 @@ per entity, their public names gathered here (``from tournaments import services
 - :mod:`~tournaments.services.recording`: recording a played table and closing its round;
 - :mod:`~tournaments.services.ratings`: the ratings a finished tournament updates;
 - :mod:`~tournaments.services.audit`: re-playing recorded deals through the engine;
-- :mod:`~tournaments.services.workers`: the workers' heartbeats.
+- :mod:`~tournaments.services.workers`: the workers' heartbeats;
+- :mod:`~tournaments.services.matches`: matches between two versions ("is v2 better?").
 
 Every state change is a compare-and-set (``filter(pk=..., status=...).update(...)`` and check
 the count) or happens under ``select_for_update`` of the rows concerned, so that two workers,
@@ -41,6 +42,13 @@ from tournaments.services.lifecycle import (
     tournament_open,
     tournament_start,
     tournament_update,
+)
+from tournaments.services.matches import (
+    match_batch_run,
+    match_cancel,
+    match_create,
+    match_run_here,
+    match_sweep,
 )
 from tournaments.services.ratings import ratings_update
 from tournaments.services.recording import table_record_result
@@ -86,6 +94,11 @@ __all__ = [
     "entry_withdraw",
     "housekeeping_claim",
     "local_worker_error",
+    "match_batch_run",
+    "match_cancel",
+    "match_create",
+    "match_run_here",
+    "match_sweep",
     "ratings_update",
     "round_advance",
     "sweep_if_due",
