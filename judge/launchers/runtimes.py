@@ -1,0 +1,456 @@
+"""The bot runtimes: how a version in each language is built and started (docs/protocol.md,
+"Runtimes"; docs/sandbox.md, "Runtimes").
+
+A runtime is named by a package's manifest (``tapis.json``: ``runtime``, ``entry`` and, for a
+compiled runtime, ``sources``) or by a single file's extension. Interpreted runtimes
+(``python3``, ``javascript``) run their sources; compiled ones (``c``, ``cpp``, ``rust``,
+``go``, ``java``) are built once, in the same bubblewrap sandbox as a bot but with limits of
+their own (:data:`BUILD_LIMITS`, :data:`BUILD_WALL_SECONDS`), and the sandbox's program is then
+the build's output, the artifact, bound read-only at ``/bot``.
+
+The build runs ``/bin/sh -c SCRIPT`` with the sources read-only at ``/bot``: the script copies
+them to ``/tmp/b/src``, runs the compiler there, and writes the artifact as an uncompressed tar
+on its stdout, every compiler message going to stderr. So the build needs nothing from the
+sandbox that a bot does not have, and nothing it writes reaches the host but that tar, which is
+read with a size cap and unpacked with the checks of :func:`unpack_artifact` (regular files and
+folders only, no path leaving the directory).
+
+An :class:`Artifact` carries the SHA-256 of the sources it was built from and the toolchain's
+version (:func:`toolchain`): a worker whose toolchain differs rebuilds rather than run a build
+of another compiler (:func:`artifact_for`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import io
+import os
+import re
+import select
+import shlex
+import shutil
+import subprocess
+import tarfile
+import time
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
+
+BOT_ROOT: Final = "/bot"
+GSON_JAR: Final = "/usr/share/java/gson.jar"
+CARGO_REGISTRY: Final = "/usr/share/cargo/registry"  # Debian's packaged crates
+
+# The build's limits: compilers need more memory, processes (threads count) and files than a
+# bot; the wall time bounds a compiler that loops (template recursion, #include "/dev/zero").
+BUILD_LIMITS: Final = SandboxLimits(
+    cpu_seconds=120,
+    memory_bytes=2 * 2**30,
+    max_processes=64,
+    max_file_size=64 * 2**20,
+    max_open_files=256,
+    tmp_bytes=384 * 2**20,
+)
+BUILD_WALL_SECONDS: Final = 180.0
+MAX_ARTIFACT_BYTES: Final = 32 * 2**20  # the tar the build writes
+MAX_ARTIFACT_FILES: Final = 1000
+BUILD_LOG_BYTES: Final = 64 * 1024  # compiler messages kept (the report shows the end)
+
+# Address space a runtime reserves at start beyond what it uses: Go's heap arenas and page
+# summaries and V8's code range do not fit in the bots' default 512 MiB of RLIMIT_AS. Their
+# bots get this much address space instead (and a heap cap of their own through flags).
+ADDRESS_SPACE: Final[dict[str, int]] = {"go": 1024 * 2**20, "javascript": 1024 * 2**20}
+
+
+class BuildError(ValueError):
+    """A version that does not build: the message says why, for its author."""
+
+
+@functools.cache
+def _host_tool(name: str) -> str:
+    """The real path of a toolchain program: Debian reaches several through /etc/alternatives,
+    which the sandbox does not have, so the sandbox is handed the target under /usr."""
+    found = shutil.which(name, path="/usr/bin:/bin")
+    if found is None:
+        return f"/usr/bin/{name}"  # the build then fails with "not found", in its log
+    real = os.path.realpath(found)
+    return real if real.startswith("/usr/") else found
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Runtime:
+    """One language: the extensions a single file of it has, and whether it is compiled."""
+
+    name: str
+    extensions: tuple[str, ...]
+    compiled: bool
+    version_commands: tuple[tuple[str, ...], ...]
+
+    def command(self, entry: str) -> tuple[str, ...]:
+        """The argv that starts a bot of this runtime, its program (sources or artifact) at
+        ``/bot``; ``entry`` is the manifest's entry (for Java the class comes from it)."""
+        if self.name == "python3":
+            # -S: no site module; -u: unbuffered pipes (docs/protocol.md)
+            return ("/usr/bin/python3", "-S", "-u", f"{BOT_ROOT}/{entry}")
+        if self.name == "javascript":
+            # A V8 heap well under the address space of ADDRESS_SPACE.
+            return (_host_tool("node"), "--max-old-space-size=256", f"{BOT_ROOT}/{entry}")
+        if self.name == "java":
+            return (_host_tool("java"), *JVM_FLAGS, "-cp", f"{GSON_JAR}:{BOT_ROOT}", java_class(entry))
+        return (f"{BOT_ROOT}/bot",)
+
+
+# The JVM within the bots' 512 MiB of address space: a small heap, a serial collector (no GC
+# threads), a small code cache and class space (it reserves 240 MiB and 1 GiB by default), and
+# the C1 compiler only (a quicker start; card bots seldom run long enough for C2 to pay).
+JVM_FLAGS: Final = (
+    "-XX:+UseSerialGC",
+    "-Xmx128m",
+    "-Xss1m",
+    "-XX:ReservedCodeCacheSize=32m",
+    "-XX:CompressedClassSpaceSize=32m",
+    "-XX:MaxMetaspaceSize=64m",
+    "-XX:TieredStopAtLevel=1",
+    "-Xshare:auto",
+)
+
+RUNTIMES: Final[dict[str, Runtime]] = {
+    runtime.name: runtime
+    for runtime in (
+        Runtime("python3", (".py",), False, (("python3", "--version"),)),
+        Runtime("javascript", (".js",), False, (("node", "--version"),)),
+        Runtime("c", (".c",), True, (("gcc", "--version"),)),
+        Runtime("cpp", (".cpp", ".cc", ".cxx"), True, (("g++", "--version"),)),
+        Runtime("rust", (".rs",), True, (("rustc", "--version"), ("cargo", "--version"))),
+        Runtime("go", (".go",), True, (("go", "version"),)),
+        Runtime("java", (".java",), True, (("javac", "-version"), ("java", "-version"))),
+    )
+}
+EXTENSIONS: Final[dict[str, str]] = {
+    extension: runtime.name for runtime in RUNTIMES.values() for extension in runtime.extensions
+}
+
+
+def runtime_for_file(name: str) -> str | None:
+    """The runtime of a single source file, from its extension (None: not a source file)."""
+    return EXTENSIONS.get(PurePosixPath(name).suffix.lower())
+
+
+def java_class(entry: str) -> str:
+    """The main class of a Java entry: its file name without ``.java``, in the package its path
+    names (``com/example/Bot.java`` is ``com.example.Bot``)."""
+    return PurePosixPath(entry).with_suffix("").as_posix().replace("/", ".")
+
+
+@functools.cache
+def toolchain(runtime: str) -> str:
+    """The toolchain's version as its programs say it (the first line of each), e.g.
+    ``gcc (Debian 12.2.0-14) 12.2.0``; an artifact built by another is never run here."""
+    lines = []
+    for command in RUNTIMES[runtime].version_commands:
+        try:
+            done = subprocess.run(
+                [_host_tool(command[0]), *command[1:]],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            lines.append(f"{command[0]}: unavailable ({exc})")
+            continue
+        text = (done.stdout or done.stderr).strip()
+        lines.append(text.splitlines()[0] if text else f"{command[0]}: no version")
+    if runtime == "rust":
+        crate = sorted(p.name for p in Path(CARGO_REGISTRY).glob("serde_json-*"))
+        lines.append(", ".join(crate) or "serde_json: missing")
+    return "; ".join(lines)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Artifact:
+    """A build's output: a tar of the files the runtime runs at ``/bot``."""
+
+    runtime: str
+    entry: str
+    sources_sha256: str
+    toolchain: str
+    data: bytes
+    log: str
+    seconds: float
+
+
+def sources_digest(directory: Path) -> str:
+    """SHA-256 over a package's files (paths and contents, in path order)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        rel = path.relative_to(directory).as_posix().encode()
+        digest.update(len(rel).to_bytes(4, "big") + rel)
+        data = path.read_bytes()
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def _quote(paths: Sequence[str]) -> str:
+    return " ".join(shlex.quote(p) for p in paths)
+
+
+def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
+    """The shell script that builds in the sandbox: sources at /bot, tar of out/ on stdout."""
+    files = _quote(sources)
+    if runtime == "c":
+        compile_ = f"{_host_tool('gcc')} -std=gnu17 -O2 -pipe -o ../out/bot {files} -lcjson -lm"
+    elif runtime == "cpp":
+        compile_ = f"{_host_tool('g++')} -std=c++20 -O2 -pipe -o ../out/bot {files} -lm"
+    elif runtime == "go":
+        target = "." if "go.mod" in sources else files
+        compile_ = (
+            "export GOCACHE=/tmp/b/gocache GOPATH=/tmp/b/gopath GOPROXY=off "
+            "CGO_ENABLED=0 GOTOOLCHAIN=local GOTELEMETRY=off; "
+            f"{_host_tool('go')} build -p 2 -o ../out/bot {target}"
+        )
+    elif runtime == "java":
+        compile_ = (
+            f"{_host_tool('javac')} -J-XX:+UseSerialGC -J-Xmx512m -J-XX:ReservedCodeCacheSize=64m "
+            "-J-XX:CompressedClassSpaceSize=64m -J-XX:TieredStopAtLevel=1 -encoding UTF-8 "
+            f"-proc:none -cp {GSON_JAR} -d ../out {files}"
+        )
+    elif runtime == "rust":
+        # A single .rs file gets a Cargo.toml with serde_json; cargo works offline from
+        # Debian's crates (a "directory" source replacing crates.io).
+        manifest = (
+            '[package]\\nname = "bot"\\nversion = "0.1.0"\\nedition = "2021"\\n\\n'
+            '[dependencies]\\nserde_json = "1"\\n'
+        )
+        compile_ = (
+            "export CARGO_HOME=/tmp/b/cargo CARGO_TARGET_DIR=/tmp/b/target "
+            "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=gcc CARGO_BUILD_JOBS=2 "
+            "CARGO_TERM_COLOR=never CARGO_PROFILE_RELEASE_STRIP=debuginfo; mkdir -p $CARGO_HOME; "
+            "printf '[source.crates-io]\\nreplace-with = \"debian\"\\n[source.debian]\\n"
+            f'directory = "{CARGO_REGISTRY}"\\n[net]\\noffline = true\\n\' '
+            "> $CARGO_HOME/config.toml; "
+            "if [ ! -f Cargo.toml ]; then mkdir -p src.tmp && "
+            f"cp {shlex.quote(entry)} src.tmp/main.rs && "
+            f"printf '{manifest}' > Cargo.toml && rm -rf src && mv src.tmp src; fi; "
+            f"{_host_tool('cargo')} build --release --offline --quiet && "
+            "for f in /tmp/b/target/release/*; do "
+            'if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" ../out/bot; break; fi; done; '
+            "test -f ../out/bot || { echo 'cargo built no program (a [[bin]] target)'; exit 1; }"
+        )
+    else:
+        raise BuildError(f"{runtime!r} is not a compiled runtime")
+    return (
+        "set -e; umask 022; exec 3>&1 1>&2; mkdir -p /tmp/b/src /tmp/b/out; "
+        f"cp -R {BOT_ROOT}/. /tmp/b/src/; cd /tmp/b/src; "
+        f"( {compile_} ); "
+        "tar -C /tmp/b/out -cf - . >&3"
+    )
+
+
+def build(
+    source_dir: Path,
+    runtime: str,
+    entry: str,
+    sources: Sequence[str],
+    *,
+    mode: str = "bwrap",
+    limits: SandboxLimits = BUILD_LIMITS,
+    wall_seconds: float = BUILD_WALL_SECONDS,
+) -> Artifact:
+    """Build a checked, unpacked package in the sandbox; BuildError (with the compiler's
+    messages) if it does not build. ``source_dir`` must be readable by the sandbox uid (as
+    :func:`judge.package.prepare` leaves it)."""
+    if not RUNTIMES[runtime].compiled:
+        raise BuildError(f"{runtime!r} is not a compiled runtime")
+    script = build_script(runtime, entry, sources)
+    started = time.perf_counter()
+    try:
+        process = spawn_bot(
+            ["/bin/sh", "-c", script],
+            bot_dir=source_dir,
+            mode=mode,  # type: ignore[arg-type]
+            limits=limits,
+            cwd="/tmp",
+        )
+    except SandboxError as exc:
+        raise BuildError(f"the build sandbox could not start: {exc}") from exc
+    out, err, reason = b"", b"", ""
+    try:
+        process.stdin.close()
+        streams = {process.stdout.fileno(): "out", process.stderr.fileno(): "err"}
+        for fd in streams:
+            os.set_blocking(fd, False)
+        deadline = time.monotonic() + wall_seconds
+        while streams:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                reason = f"the build took over {wall_seconds:.0f} s (wall time) and was stopped"
+                break
+            ready, _, _ = select.select(list(streams), [], [], remaining)
+            for fd in ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    del streams[fd]
+                elif streams[fd] == "out":
+                    out += chunk
+                    if len(out) > MAX_ARTIFACT_BYTES:
+                        reason = f"the build's output is over {MAX_ARTIFACT_BYTES} bytes"
+                        streams.clear()
+                        break
+                elif len(err) < BUILD_LOG_BYTES:
+                    err += chunk
+        status = None if reason else process.wait(max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        status, reason = None, f"the build took over {wall_seconds:.0f} s (wall time)"
+    finally:
+        process.kill()
+    seconds = time.perf_counter() - started
+    log = err[:BUILD_LOG_BYTES].decode("utf-8", "replace")
+    if not reason and status != 0:
+        reason = _failure(status, log)
+    if reason:
+        raise BuildError(f"{runtime} build failed: {reason}\n{trim_log(log)}".rstrip())
+    try:
+        _check_tar(out)
+    except BuildError as exc:
+        raise BuildError(f"{runtime} build failed: {exc}") from None
+    digest = sources_digest(source_dir)
+    return Artifact(runtime, entry, digest, toolchain(runtime), out, log, seconds)
+
+
+def _failure(status: int | None, log: str) -> str:
+    if status is not None and status < 0:
+        return f"the compiler was killed by signal {-status} (out of CPU time or memory?)"
+    if "memory exhausted" in log or "out of memory" in log.lower():
+        return "the compiler ran out of memory"
+    return f"the compiler exited with status {status}"
+
+
+def trim_log(log: str, limit: int = 4000) -> str:
+    """The compiler's messages for a report: the first errors matter most."""
+    log = log.strip()
+    if len(log) <= limit:
+        return log
+    return log[:limit] + f"\n[tapis: {len(log) - limit} more characters of compiler messages]"
+
+
+def _check_tar(data: bytes) -> list[tarfile.TarInfo]:
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+            members = archive.getmembers()
+    except tarfile.TarError as exc:
+        raise BuildError(f"the build's output is not a tar ({exc})") from None
+    if len(members) > MAX_ARTIFACT_FILES:
+        raise BuildError(f"the build made more than {MAX_ARTIFACT_FILES} files")
+    files = 0
+    for member in members:
+        name = PurePosixPath(member.name)
+        if name.is_absolute() or ".." in name.parts:
+            raise BuildError(f"{member.name!r}: a path outside the build's folder")
+        if not (member.isfile() or member.isdir()):
+            raise BuildError(f"{member.name!r}: only files and folders may be built")
+        files += member.isfile()
+    if not files:
+        raise BuildError("the build made no file")
+    return members
+
+
+def unpack_artifact(data: bytes, dest: Path) -> Path:
+    """Unpack an artifact's tar into ``dest`` (emptied first), read-only for everyone: folders
+    and programs 555, other files 444. The sandbox binds it read-only at ``/bot``."""
+    members = _check_tar(data)
+    if dest.exists():
+        remove_tree(dest)
+    dest.mkdir(parents=True, mode=0o755)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+        for member in members:
+            target = dest.joinpath(*PurePosixPath(member.name).parts)
+            if member.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = archive.extractfile(member)
+            assert source is not None
+            with source, open(target, "xb") as out:
+                shutil.copyfileobj(source, out)
+            os.chmod(target, 0o555 if member.mode & 0o100 else 0o444)
+    for root, dirs, _ in os.walk(dest):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o555)
+    os.chmod(dest, 0o555)
+    return dest
+
+
+def remove_tree(directory: Path) -> None:
+    """Remove a read-only tree (an unpacked artifact)."""
+    for root, dirs, _ in os.walk(directory):
+        os.chmod(root, 0o755)
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def artifact_for(
+    source_dir: Path,
+    runtime: str,
+    entry: str,
+    sources: Sequence[str],
+    cache: Path,
+    *,
+    stored: Artifact | None = None,
+    mode: str = "bwrap",
+) -> Path:
+    """The unpacked artifact of a package, from the cache directory ``cache``, else from the
+    ``stored`` artifact (the service's), else built now. A cached or stored artifact is used
+    only if its sources' SHA-256 and its toolchain are this package's and this worker's: a
+    build of another compiler is rebuilt, never run."""
+    digest = sources_digest(source_dir)
+    tool = toolchain(runtime)
+    key = hashlib.sha256(f"{runtime}\0{entry}\0{digest}\0{tool}".encode()).hexdigest()[:32]
+    target = cache / key
+    if (target / ".tapis-built").exists():
+        return target / "bot"
+    if stored is not None and stored.sources_sha256 == digest and stored.toolchain == tool:
+        data = stored.data
+    else:
+        data = build(source_dir, runtime, entry, sources, mode=mode).data
+    staging = cache / f".{key}.{os.getpid()}.{time.monotonic_ns()}"
+    staging.mkdir(parents=True, mode=0o711)
+    unpack_artifact(data, staging / "bot")
+    (staging / ".tapis-built").touch()
+    try:
+        staging.rename(target)
+    except OSError:  # another process built it meanwhile
+        remove_tree(staging)
+    return target / "bot"
+
+
+def is_program(path: Path) -> bool:
+    """Whether a file is a compiled program rather than a source (ELF, Mach-O, PE, class)."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(4)
+    except OSError:
+        return False
+    return head in (b"\x7fELF", b"\xca\xfe\xba\xbe", b"\xcf\xfa\xed\xfe") or head[:2] == b"MZ"
+
+
+__all__ = [
+    "ADDRESS_SPACE",
+    "BUILD_LIMITS",
+    "Artifact",
+    "BuildError",
+    "RUNTIMES",
+    "Runtime",
+    "artifact_for",
+    "build",
+    "is_program",
+    "java_class",
+    "runtime_for_file",
+    "toolchain",
+    "trim_log",
+    "unpack_artifact",
+]
