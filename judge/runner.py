@@ -32,6 +32,7 @@ from games.base import JSON, Action
 from judge import bots as builtins
 from judge.cpus import pinned
 from judge.faults import Fault, FaultKind, clip
+from judge.launchers import runtimes
 from judge.launchers.package import PackageError, PreparedBot, prepare, remove
 from judge.launchers.pycache import compiled_sdk
 from judge.protocol import (
@@ -330,15 +331,24 @@ class _Table:
             if process is None:
                 prepared: PreparedBot = prepare(spec.path, directory)
                 self.prepared.append(directory)
+                # a compiled runtime's artifact (built in the sandbox unless cached)
+                bot_dir, limits = runtimes.launch(
+                    prepared.directory,
+                    prepared.runtime,
+                    prepared.entry,
+                    prepared.sources,
+                    limits,
+                    mode=self.sandbox,
+                )
                 state.started = time.perf_counter()
                 process = spawn_bot(
                     prepared.command,
-                    bot_dir=prepared.directory,
+                    bot_dir=bot_dir,
                     mode=self.sandbox,
                     limits=limits,
                     sdk_dir=sdk_dir,
                 )
-        except (PackageError, SandboxError, OSError) as exc:
+        except (PackageError, runtimes.BuildError, SandboxError, OSError) as exc:
             self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")
             self.replace(state)
             return

@@ -7,12 +7,16 @@ folder)::
     {"entry": "main.py", "runtime": "python3"}
 
 ``entry`` is the file the runtime starts (a relative path inside the package); ``runtime`` is
-``python3`` (the only one in protocol version 1). A package is refused, with a reason naming
-the file, for: a path that leaves the package (``..``) or is absolute, a link or any other
-special file, an encrypted entry, a duplicate name, more than :data:`MAX_FILES` files, more than
-:data:`MAX_ZIP_BYTES` zipped or :data:`MAX_UNPACKED_BYTES` unpacked (checked on the bytes really
-written, not only on what the zip claims: a zip bomb stops at the limit), a missing or unreadable
-manifest, an unknown runtime, or an entry that is not in the package.
+one of :data:`judge.launchers.runtimes.RUNTIMES` (``python3`` by default); a compiled runtime's
+``sources`` lists the files its compiler is given (by default the entry alone). A single source
+file's runtime comes from its extension (``.py .c .cpp .rs .go .java .js``). A package is
+refused, with a reason naming the file, for: a path that leaves the package (``..``) or is
+absolute, a link or any other special file, an encrypted entry, a duplicate name, more than
+:data:`MAX_FILES` files, more than :data:`MAX_ZIP_BYTES` zipped or :data:`MAX_UNPACKED_BYTES`
+unpacked (checked on the bytes really written, not only on what the zip claims: a zip bomb stops
+at the limit), a missing or unreadable manifest, an unknown runtime, an entry or a source that
+is not in the package, or a compiled program (ELF, PE, Mach-O or a Java class) instead of
+sources.
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -35,6 +39,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from judge.launchers import runtimes
 from judge.sandbox.limits import BOT_ROOT
 
 MANIFEST: Final = "tapis.json"
@@ -49,7 +54,7 @@ MAX_PATH_CHARS: Final = 200
 MAX_DEPTH: Final = 16
 MAX_MANIFEST_BYTES: Final = 4096
 
-_SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\.py")
+_SAFE_FILE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class PackageError(ValueError):
@@ -65,10 +70,15 @@ class PreparedBot:
     runtime: str
     files: int
     size: int
+    sources: tuple[str, ...] = ()  # what a compiled runtime's compiler is given
 
     @property
     def command(self) -> tuple[str, ...]:
-        return (*RUNTIMES[self.runtime], f"{BOT_ROOT}/{self.entry}")
+        """The argv in the sandbox: a compiled runtime's starts its artifact, which the judge
+        binds at /bot instead of the sources (judge.launchers.runtimes)."""
+        if self.runtime == "python3":
+            return (*RUNTIMES[self.runtime], f"{BOT_ROOT}/{self.entry}")
+        return runtimes.RUNTIMES[self.runtime].command(self.entry)
 
 
 def _check_name(name: str) -> PurePosixPath:
@@ -94,7 +104,7 @@ def _check_name(name: str) -> PurePosixPath:
     return path
 
 
-def _read_manifest(data: bytes, where: str) -> tuple[str, str]:
+def _read_manifest(data: bytes, where: str) -> tuple[str, str, tuple[str, ...]]:
     if len(data) > MAX_MANIFEST_BYTES:
         raise PackageError(f"{where}: the manifest is over {MAX_MANIFEST_BYTES} bytes")
     try:
@@ -107,12 +117,15 @@ def _read_manifest(data: bytes, where: str) -> tuple[str, str]:
     runtime = manifest.get("runtime", "python3")
     if not isinstance(entry, str) or not entry:
         raise PackageError(f'{where}: the manifest needs "entry", the file to run')
-    if runtime not in RUNTIMES:
+    if not isinstance(runtime, str) or runtime not in runtimes.RUNTIMES:
         raise PackageError(
-            f"{where}: unknown runtime {runtime!r}; runtimes are: {', '.join(RUNTIMES)}"
+            f"{where}: unknown runtime {runtime!r}; runtimes are: {', '.join(runtimes.RUNTIMES)}"
         )
-    entry_path = _check_name(entry)
-    return str(entry_path), str(runtime)
+    entry_path = str(_check_name(entry))
+    sources = manifest.get("sources", [entry_path])
+    if not isinstance(sources, list) or not all(isinstance(x, str) for x in sources):
+        raise PackageError(f'{where}: "sources" is a list of file names')
+    return entry_path, runtime, tuple(str(_check_name(x)) for x in sources)
 
 
 def _fresh_dir(dest: Path) -> Path:
@@ -122,11 +135,27 @@ def _fresh_dir(dest: Path) -> Path:
     return dest
 
 
-def _finish(dest: Path, entry: str, runtime: str, files: set[str], size: int) -> PreparedBot:
+def _finish(
+    dest: Path,
+    entry: str,
+    runtime: str,
+    files: set[str],
+    size: int,
+    sources: tuple[str, ...] = (),
+) -> PreparedBot:
     if entry not in files:
         raise PackageError(f"the entry file {entry!r} named by {MANIFEST} is not in the package")
+    for source in sources:
+        if source not in files:
+            raise PackageError(f"the source {source!r} named by {MANIFEST} is not in the package")
+    for name in sorted(files):
+        if runtimes.is_program(dest / name):
+            raise PackageError(
+                f"{name!r} is a compiled program: a bot package holds sources, which the judge "
+                "builds itself"
+            )
     make_read_only(dest)
-    return PreparedBot(dest, entry, runtime, len(files), size)
+    return PreparedBot(dest, entry, runtime, len(files), size, sources or (entry,))
 
 
 def make_read_only(dest: Path) -> None:
@@ -144,10 +173,17 @@ def _prepare_file(source: Path, dest: Path) -> PreparedBot:
     size = source.stat().st_size
     if size > MAX_ZIP_BYTES:
         raise PackageError(f"{source.name}: {size} bytes, over the limit of {MAX_ZIP_BYTES}")
-    name = source.name if _SAFE_FILE_NAME.fullmatch(source.name) else "bot.py"
+    runtime = runtimes.runtime_for_file(source.name)
+    assert runtime is not None
+    suffix = source.suffix.lower()
+    fallback = "Bot.java" if runtime == "java" else f"bot{suffix}"
+    # Java wants the public class's name as the file's: a name with dots is no class name.
+    name = source.stem + suffix
+    if not _SAFE_FILE_NAME.fullmatch(name) or (runtime == "java" and "." in source.stem):
+        name = fallback
     _fresh_dir(dest)
     shutil.copyfile(source, dest / name)
-    return _finish(dest, name, "python3", {name}, size)
+    return _finish(dest, name, runtime, {name}, size)
 
 
 def _prepare_zip(source: Path, dest: Path) -> PreparedBot:
@@ -200,7 +236,7 @@ def _prepare_zip(source: Path, dest: Path) -> PreparedBot:
         if manifest is None:
             raise PackageError(f"no {MANIFEST} manifest at the root of the zip")
         with archive.open(manifest) as stream:
-            entry, runtime = _read_manifest(stream.read(MAX_MANIFEST_BYTES + 1), MANIFEST)
+            entry, runtime, sources = _read_manifest(stream.read(MAX_MANIFEST_BYTES + 1), MANIFEST)
         if entry not in files:
             raise PackageError(f"the entry file {entry!r} named by {MANIFEST} is not in the zip")
         _fresh_dir(dest)
@@ -227,14 +263,16 @@ def _prepare_zip(source: Path, dest: Path) -> PreparedBot:
             except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
                 shutil.rmtree(dest, ignore_errors=True)
                 raise PackageError(f"{info.filename!r}: cannot be unpacked ({exc})") from None
-    return _finish(dest, entry, runtime, set(files), written)
+    return _finish(dest, entry, runtime, set(files), written, sources)
 
 
 def _prepare_folder(source: Path, dest: Path) -> PreparedBot:
     manifest = source / MANIFEST
     if manifest.is_symlink() or not manifest.is_file():
         raise PackageError(f"no {MANIFEST} manifest in {source}")
-    entry, runtime = _read_manifest(manifest.read_bytes()[: MAX_MANIFEST_BYTES + 1], MANIFEST)
+    entry, runtime, sources = _read_manifest(
+        manifest.read_bytes()[: MAX_MANIFEST_BYTES + 1], MANIFEST
+    )
     plan: list[tuple[Path, str]] = []
     total = 0
     for root, dirs, names in os.walk(source):
@@ -262,7 +300,7 @@ def _prepare_folder(source: Path, dest: Path) -> PreparedBot:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(full, target, follow_symlinks=False)
-    return _finish(dest, entry, runtime, {rel for _, rel in plan}, total)
+    return _finish(dest, entry, runtime, {rel for _, rel in plan}, total, sources)
 
 
 def prepare(source: Path, dest: Path) -> PreparedBot:
@@ -283,9 +321,12 @@ def prepare(source: Path, dest: Path) -> PreparedBot:
         raise PackageError(f"{source}: not a file or a folder")
     if source.suffix.lower() == ".zip" or zipfile.is_zipfile(source):
         return _prepare_zip(source, dest)
-    if source.suffix.lower() == ".py":
+    if runtimes.runtime_for_file(source.name) is not None:
         return _prepare_file(source, dest)
-    raise PackageError(f"{source.name}: a bot is a .py file, a .zip file or a folder")
+    extensions = " ".join(runtimes.EXTENSIONS)
+    raise PackageError(
+        f"{source.name}: a bot is a source file ({extensions}), a .zip file or a folder"
+    )
 
 
 def check(source: Path) -> PreparedBot:

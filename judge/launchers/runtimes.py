@@ -27,7 +27,6 @@ import functools
 import hashlib
 import io
 import os
-import re
 import select
 import shlex
 import shutil
@@ -99,7 +98,8 @@ class Runtime:
             # A V8 heap well under the address space of ADDRESS_SPACE.
             return (_host_tool("node"), "--max-old-space-size=256", f"{BOT_ROOT}/{entry}")
         if self.name == "java":
-            return (_host_tool("java"), *JVM_FLAGS, "-cp", f"{GSON_JAR}:{BOT_ROOT}", java_class(entry))
+            classpath = f"{GSON_JAR}:{BOT_ROOT}"
+            return (_host_tool("java"), *JVM_FLAGS, "-cp", classpath, java_class(entry))
         return (f"{BOT_ROOT}/bot",)
 
 
@@ -229,7 +229,7 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
             "export CARGO_HOME=/tmp/b/cargo CARGO_TARGET_DIR=/tmp/b/target "
             "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER=gcc CARGO_BUILD_JOBS=2 "
             "CARGO_TERM_COLOR=never CARGO_PROFILE_RELEASE_STRIP=debuginfo; mkdir -p $CARGO_HOME; "
-            "printf '[source.crates-io]\\nreplace-with = \"debian\"\\n[source.debian]\\n"
+            'printf \'[source.crates-io]\\nreplace-with = "debian"\\n[source.debian]\\n'
             f'directory = "{CARGO_REGISTRY}"\\n[net]\\noffline = true\\n\' '
             "> $CARGO_HOME/config.toml; "
             "if [ ! -f Cargo.toml ]; then mkdir -p src.tmp && "
@@ -438,19 +438,32 @@ def is_program(path: Path) -> bool:
     return head in (b"\x7fELF", b"\xca\xfe\xba\xbe", b"\xcf\xfa\xed\xfe") or head[:2] == b"MZ"
 
 
-__all__ = [
-    "ADDRESS_SPACE",
-    "BUILD_LIMITS",
-    "Artifact",
-    "BuildError",
-    "RUNTIMES",
-    "Runtime",
-    "artifact_for",
-    "build",
-    "is_program",
-    "java_class",
-    "runtime_for_file",
-    "toolchain",
-    "trim_log",
-    "unpack_artifact",
-]
+def build_cache() -> Path:
+    """Where this worker keeps unpacked artifacts (``TAPIS_BUILD_CACHE``, else a folder of the
+    system's temporary directory): reachable by the sandbox uids (711), written only here."""
+    configured = os.environ.get("TAPIS_BUILD_CACHE")
+    path = Path(configured) if configured else Path("/tmp") / f"tapis-builds-{os.geteuid()}"
+    path.mkdir(parents=True, exist_ok=True, mode=0o711)
+    os.chmod(path, 0o711)
+    return path
+
+
+def launch(
+    directory: Path,
+    runtime: str,
+    entry: str,
+    sources: Sequence[str],
+    limits: SandboxLimits,
+    *,
+    mode: str = "bwrap",
+    stored: Artifact | None = None,
+) -> tuple[Path, SandboxLimits]:
+    """What the sandbox binds at /bot for a prepared package (its sources, or for a compiled
+    runtime its artifact, built now if no cached or stored one fits) and the limits it runs
+    under (more address space for the runtimes of :data:`ADDRESS_SPACE`)."""
+    if runtime in ADDRESS_SPACE and limits.memory_bytes < ADDRESS_SPACE[runtime]:
+        limits = dataclasses.replace(limits, memory_bytes=ADDRESS_SPACE[runtime])
+    if not RUNTIMES[runtime].compiled:
+        return directory, limits
+    cache = build_cache()
+    return artifact_for(directory, runtime, entry, sources, cache, stored=stored, mode=mode), limits

@@ -157,7 +157,8 @@ def _bwrap_options(env: Mapping[str, str], limits: SandboxLimits) -> list[str]:
 
 @functools.cache
 def _runtime_binds() -> tuple[str, ...]:
-    """Read-only binds of the Python runtime: /usr, the merged-/usr links, ld.so.cache."""
+    """Read-only binds of the runtimes: /usr, the merged-/usr links, ld.so.cache, the JDK's
+    configuration."""
     binds = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = Path("/") / name
@@ -168,6 +169,10 @@ def _runtime_binds() -> tuple[str, ...]:
     for name in ("/etc/ld.so.cache", "/etc/localtime"):
         if Path(name).exists():
             binds += ["--ro-bind", name, name]
+    # The JDK's configuration (java.security, jvm.cfg): Debian's JDK under /usr links to it,
+    # and javac fails without it (docs/sandbox.md, "Runtimes"). Public files, no secret.
+    for java_conf in sorted(Path("/etc").glob("java-*-openjdk")):
+        binds += ["--ro-bind", str(java_conf), str(java_conf)]
     return tuple(binds)
 
 

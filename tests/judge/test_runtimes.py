@@ -1,4 +1,5 @@
-"""The bot runtimes: each example bot of docs/examples/ plays a real sandboxed table of each game.
+"""The bot runtimes: each example bot of docs/examples/ is built in the sandbox and plays a real
+sandboxed table of each game.
 
 The example bots check themselves: at each deal's end they compare the ``tricks`` list they
 rebuilt from the deltas with the deal's summary and write ``ok`` or ``MISMATCH`` on stderr.
@@ -6,13 +7,30 @@ rebuilt from the deltas with the deal's summary and write ``ok`` or ``MISMATCH``
 
 from __future__ import annotations
 
+import io
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from judge import run_table
+from judge.launchers import runtimes
+from judge.launchers.package import PackageError, prepare
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+
+# Each runtime's example as a single source file, or a folder with its manifest (Rust: cargo).
+EXAMPLE = {
+    "python3": EXAMPLES / "python" / "bot.py",
+    "c": EXAMPLES / "c" / "bot.c",
+    "cpp": EXAMPLES / "cpp" / "bot.cpp",
+    "rust": EXAMPLES / "rust",
+    "go": EXAMPLES / "go" / "main.go",
+    "java": EXAMPLES / "java" / "Bot.java",
+    "javascript": EXAMPLES / "javascript" / "bot.js",
+}
+NAME = {"python3": "python", **{r: r for r in EXAMPLE if r != "python3"}}
 
 # (game, preset, options, deals): every game, with as few deals as make a whole table
 TABLES = [
@@ -22,28 +40,86 @@ TABLES = [
 ]
 
 
-@pytest.mark.parametrize(("game", "preset", "options", "deals"), TABLES, ids=lambda v: str(v))
-def test_python_example_plays_every_game(
-    bwrap_works: None, game: str, preset: str, options: dict[str, int], deals: int
+@pytest.mark.parametrize("runtime", list(EXAMPLE))
+def test_example_plays_every_game(bwrap_works: None, runtime: str) -> None:
+    for game, preset, options, deals in TABLES:
+        players = int(options.get("players", 4))
+        result = run_table(
+            game=game,
+            preset=preset,
+            options=options,
+            bots=[str(EXAMPLE[runtime]), *["builtin:heuristic"] * (players - 1)],
+            deals=deals,
+            seed=7,
+            sandbox="bwrap",
+        )
+        seat = result.seats[0]
+        assert not result.faults, (game, result.faults)
+        assert not seat.replaced
+        assert seat.name == f"example-{NAME[runtime]}"
+        lines = seat.log.splitlines()
+        assert len(lines) == deals, seat.log
+        assert all(line.endswith(", ok") for line in lines), seat.log
+        if game == "dutch":
+            assert all(" 0 tricks" in line and " 0 history" not in line for line in lines)
+        else:
+            assert all(" 0 tricks" not in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "runtime"),
+    [("bot.c", "c"), ("a.cpp", "cpp"), ("x.rs", "rust"), ("m.go", "go"), ("Bot.java", "java")],
+)
+def test_a_single_file_gets_its_runtime_from_its_extension(
+    tmp_path: Path, name: str, runtime: str
 ) -> None:
-    players = options.get("players", 4)
-    result = run_table(
-        game=game,
-        preset=preset,
-        options=options,
-        bots=[str(EXAMPLES / "python" / "bot.py"), *["builtin:heuristic"] * (players - 1)],
-        deals=deals,
-        seed=7,
-        sandbox="bwrap",
-    )
-    seat = result.seats[0]
-    assert not result.faults, result.faults
-    assert not seat.replaced
-    assert seat.name == "example-python"
-    lines = seat.log.splitlines()
-    assert len(lines) == deals, seat.log
-    assert all(line.endswith(", ok") for line in lines), seat.log
-    if game == "dutch":
-        assert all(" 0 tricks" in line and " 0 history" not in line for line in lines)
-    else:
-        assert all(" 0 tricks" not in line for line in lines)
+    source = tmp_path / name
+    source.write_text("int main() {}\n")
+    prepared = prepare(source, tmp_path / "out")
+    assert prepared.runtime == runtime
+    assert prepared.sources == (prepared.entry,)
+    assert prepared.command == runtimes.RUNTIMES[runtime].command(prepared.entry)
+
+
+def _zip(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    path = tmp_path / "bot.zip"
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+@pytest.mark.parametrize(
+    ("manifest", "files", "reason"),
+    [
+        ({"runtime": "cobol", "entry": "a.cob"}, {"a.cob": b"x"}, "unknown runtime 'cobol'"),
+        ({"runtime": "c", "entry": "main.c"}, {"bot.c": b"x"}, "entry file 'main.c'"),
+        (
+            {"runtime": "c", "entry": "a.c", "sources": ["a.c", "b.c"]},
+            {"a.c": b"x"},
+            "the source 'b.c'",
+        ),
+        ({"runtime": "c", "entry": "a.c", "sources": "a.c"}, {"a.c": b"x"}, "is a list"),
+        ({"runtime": "c", "entry": "a.c"}, {"a.c": b"\x7fELF\x02\x01\x01"}, "compiled program"),
+        (
+            {"runtime": "java", "entry": "B.java"},
+            {"B.java": b"x", "B.class": b"\xca\xfe\xba\xbe"},
+            "compiled program",
+        ),
+    ],
+)
+def test_a_zip_with_a_bad_manifest_or_a_program_is_refused(
+    tmp_path: Path, manifest: dict[str, object], files: dict[str, bytes], reason: str
+) -> None:
+    path = _zip(tmp_path, {"tapis.json": json.dumps(manifest).encode(), **files})
+    with pytest.raises(PackageError, match=reason):
+        prepare(path, tmp_path / "out")
+
+
+def test_a_binary_uploaded_as_a_source_file_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "bot.c"
+    source.write_bytes(Path("/usr/bin/true").read_bytes())
+    with pytest.raises(PackageError, match="compiled program"):
+        prepare(source, tmp_path / "out")
