@@ -270,6 +270,8 @@ class VersionSerializer(serializers.ModelSerializer[BotVersion]):
             "size",
             "sha256",
             "builtin",
+            "runtime",
+            "toolchain",
             "created_at",
             "validated_at",
         ]

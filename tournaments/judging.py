@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import games
+from judge.launchers import runtimes
 from judge.runner import BotSpec, Limits
 from tournaments import conf
-from tournaments.models import BotVersion, Table, Tournament
+from tournaments.models import BotArtifact, BotVersion, Table, Tournament
 
 
 def engine_for(
@@ -48,6 +49,26 @@ def bot_version_path(*, version: BotVersion) -> Path:
     return path
 
 
+def bot_version_artifact(*, version: BotVersion) -> None:
+    """Put a compiled version's stored build into this worker's build cache, where the judge
+    finds it. One of another toolchain is left out: the judge then rebuilds in the sandbox."""
+    if not version.toolchain or not runtimes.RUNTIMES[version.runtime].compiled:
+        return
+    build = BotArtifact.objects.filter(version=version).defer("data").first()
+    if build is None or runtimes.cached(version.runtime, build.sources_sha256):
+        return
+    artifact = runtimes.Artifact(
+        runtime=version.runtime,
+        entry="",
+        sources_sha256=build.sources_sha256,
+        toolchain=build.toolchain,
+        data=bytes(BotArtifact.objects.values_list("data", flat=True).get(pk=build.pk)),
+        log="",
+        seconds=build.seconds,
+    )
+    runtimes.seed(bot_version_path(version=version), artifact, mode=conf.sandbox_mode())
+
+
 def bot_spec(*, version: BotVersion, entry_id: int | None = None) -> BotSpec:
     """The judge's spec of a version's bot, as entry ``entry_id`` plays it (None: outside a
     tournament, at its validation)."""
@@ -56,6 +77,7 @@ def bot_spec(*, version: BotVersion, entry_id: int | None = None) -> BotSpec:
     # The judge's zygotes serve one instance: one version of one entry, never two uploads of the
     # same bytes nor two entries of the same version.
     owner = f"entry {entry_id}" if entry_id is not None else "validation"
+    bot_version_artifact(version=version)
     path = bot_version_path(version=version)
     return BotSpec(path=path, label=version.label, instance=f"bot version {version.pk}, {owner}")
 

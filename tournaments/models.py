@@ -119,6 +119,12 @@ class BotVersion(models.Model):
     report = models.JSONField(default=dict, blank=True, help_text="What the validation found.")
     created_at = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
+    # The language (judge.launchers.runtimes) and, for a compiled one, the toolchain of the
+    # build made at validation (its BotArtifact).
+    runtime = models.CharField(max_length=16, blank=True, help_text="python3, c, cpp, rust, ...")
+    toolchain = models.CharField(
+        max_length=300, blank=True, help_text="The compiler's version that built the artifact."
+    )
 
     class Meta:
         ordering = ["bot", "-number"]
@@ -136,6 +142,25 @@ class BotVersion(models.Model):
     @property
     def label(self) -> str:
         return f"{self.bot.name} v{self.number}"
+
+
+class BotArtifact(models.Model):
+    """The build of a compiled version, made at validation in the sandbox: kept in the database
+    so that every worker runs the same program without building it again, unless its toolchain
+    differs (then it rebuilds: a build is never run by another toolchain). A table of its own,
+    so that reading versions never loads it."""
+
+    version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, related_name="build")
+    data = models.BinaryField(editable=False, help_text="The build's output (a tar).")
+    sources_sha256 = models.CharField(
+        max_length=64, help_text="SHA-256 of the sources it was built from."
+    )
+    toolchain = models.CharField(max_length=300, help_text="The compiler's version.")
+    seconds = models.FloatField(default=0.0, help_text="How long the build took.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"build of {self.version_id}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -393,6 +393,18 @@ def remove_tree(directory: Path) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
+def _cache_key(runtime: str, sources_sha256: str) -> str:
+    """The cache's folder of a build: its sources (the manifest, so the entry, among them)
+    and this worker's toolchain."""
+    text = f"{runtime}\0{sources_sha256}\0{toolchain(runtime)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cached(runtime: str, sources_sha256: str) -> bool:
+    """Whether this worker's build cache has the artifact of these sources, by its toolchain."""
+    return (build_cache() / _cache_key(runtime, sources_sha256) / ".tapis-built").exists()
+
+
 def artifact_for(
     source_dir: Path,
     runtime: str,
@@ -409,15 +421,14 @@ def artifact_for(
     build of another compiler is rebuilt, never run."""
     digest = sources_digest(source_dir)
     tool = toolchain(runtime)
-    key = hashlib.sha256(f"{runtime}\0{entry}\0{digest}\0{tool}".encode()).hexdigest()[:32]
-    target = cache / key
+    target = cache / _cache_key(runtime, digest)
     if (target / ".tapis-built").exists():
         return target / "bot"
     if stored is not None and stored.sources_sha256 == digest and stored.toolchain == tool:
         data = stored.data
     else:
         data = build(source_dir, runtime, entry, sources, mode=mode).data
-    staging = cache / f".{key}.{os.getpid()}.{time.monotonic_ns()}"
+    staging = cache / f".{target.name}.{os.getpid()}.{time.monotonic_ns()}"
     staging.mkdir(parents=True, mode=0o711)
     unpack_artifact(data, staging / "bot")
     (staging / ".tapis-built").touch()
@@ -467,3 +478,28 @@ def launch(
         return directory, limits
     cache = build_cache()
     return artifact_for(directory, runtime, entry, sources, cache, stored=stored, mode=mode), limits
+
+
+def seed(package: Path, artifact: Artifact, *, mode: str = "bwrap") -> Path:
+    """Put a stored artifact of ``package`` (an upload) into this worker's build cache and
+    return it unpacked; built again in the sandbox if this worker's toolchain is not the
+    artifact's (or the artifact is not of these sources)."""
+    import tempfile
+
+    from judge.launchers.package import prepare, remove
+
+    with tempfile.TemporaryDirectory(prefix="tapis-seed-") as tmp:
+        os.chmod(tmp, 0o711)
+        prepared = prepare(package, Path(tmp, "src"))
+        try:
+            return artifact_for(
+                prepared.directory,
+                prepared.runtime,
+                prepared.entry,
+                prepared.sources,
+                build_cache(),
+                stored=artifact,
+                mode=mode,
+            )
+        finally:
+            remove(prepared.directory)

@@ -208,5 +208,5 @@ def test_not_a_package(tmp_path: Path) -> None:
     refused(garbage, tmp_path, "not a readable zip")
     text = tmp_path / "bot.txt"
     text.write_text("hello")
-    refused(text, tmp_path, "a .py file, a .zip file or a folder")
+    refused(text, tmp_path, r"a source file \(.py .*\), a \.zip file or a folder")
     refused(tmp_path / "nowhere.py", tmp_path, "cannot read")

@@ -23,6 +23,7 @@ _BOT_VERSION_INLINE_FIELDS = (
     "number",
     "status",
     "builtin",
+    "runtime",
     "filename",
     "size",
     "short_sha",
@@ -59,8 +60,17 @@ class BotAdmin(HidingAdmin):
 
 @admin.register(BotVersion)
 class BotVersionAdmin(HidingAdmin):
-    list_display = ["label", "status", "builtin", "filename", "size", "short_sha", "created_at"]
-    list_filter = ["status", "bot__game"]
+    list_display = [
+        "label",
+        "status",
+        "builtin",
+        "runtime",
+        "filename",
+        "size",
+        "short_sha",
+        "created_at",
+    ]
+    list_filter = ["status", "runtime", "bot__game"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "filename"]
     list_select_related = ["bot"]
     readonly_fields = [
@@ -70,6 +80,8 @@ class BotVersionAdmin(HidingAdmin):
         "filename",
         "size",
         "sha256",
+        "runtime",
+        "toolchain",
         "status",
         "created_at",
         "validated_at",

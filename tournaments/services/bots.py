@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,12 +15,15 @@ import games
 from games.base import JSON
 from games.errors import GameError
 from judge import bots as builtin_bots
-from judge.package import MAX_ZIP_BYTES, PackageError, check
+from judge.launchers import runtimes
+from judge.launchers.package import remove
+from judge.package import MAX_ZIP_BYTES, PackageError, check, prepare
 from judge.runner import Limits, run_table
 from tournaments import conf, judging, queue
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     Bot,
+    BotArtifact,
     BotVersion,
 )
 
@@ -61,13 +65,16 @@ def bot_version_create(
             raise ApplicationError(str(exc), code="unknown_builtin") from None
         digest = hashlib.sha256(f"builtin:{builtin}".encode()).hexdigest()
         status, report = BotVersion.Status.READY, {"ok": True, "builtin": builtin}
-        size, filename, data = 0, "", b""
+        size, filename, data, runtime = 0, "", b"", ""
     else:
         assert content is not None
         data = bytes(content)
         filename = Path(filename or "bot.py").name
-        if not filename.endswith((".py", ".zip")):
-            raise ApplicationError("a bot is a .py file or a .zip package", code="bot_package")
+        if not filename.endswith(".zip") and runtimes.runtime_for_file(filename) is None:
+            extensions = " ".join(runtimes.EXTENSIONS)
+            raise ApplicationError(
+                f"a bot is a source file ({extensions}) or a .zip package", code="bot_package"
+            )
         if not data:
             raise ApplicationError("the uploaded file is empty", code="bot_package")
         if len(data) > MAX_ZIP_BYTES:
@@ -75,7 +82,7 @@ def bot_version_create(
                 f"the upload is {len(data)} bytes; the limit is {MAX_ZIP_BYTES}",
                 code="bot_package",
             )
-        _check_package(data, filename)
+        runtime = _check_package(data, filename)
         digest = hashlib.sha256(data).hexdigest()
         status, report, size = BotVersion.Status.PENDING, {}, len(data)
     with transaction.atomic():
@@ -92,20 +99,22 @@ def bot_version_create(
             status=status,
             report=report,
             validated_at=timezone.now() if builtin else None,
+            runtime=runtime,
         )
         if not builtin:
             queue.bot_version_validate(version_id=version.pk)
     return version
 
 
-def _check_package(data: bytes, filename: str) -> None:
+def _check_package(data: bytes, filename: str) -> str:
+    """The package's runtime, or ApplicationError saying why it is refused."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="tapis-upload-") as tmp:
         path = Path(tmp, filename)
         path.write_bytes(data)
         try:
-            check(path)
+            return check(path).runtime
         except PackageError as exc:
             raise ApplicationError(str(exc), code="bot_package") from None
 
@@ -131,7 +140,7 @@ def bot_version_validate(*, version_id: int) -> BotVersion:
     BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
         status=status, report=report, validated_at=timezone.now()
     )
-    version.refresh_from_db(fields=["status", "report", "validated_at"])
+    version.refresh_from_db(fields=["status", "report", "validated_at", "toolchain"])
     return version
 
 
@@ -151,7 +160,58 @@ def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
     return version
 
 
+def _build(version: BotVersion) -> dict[str, JSON] | None:
+    """Build a compiled version in the sandbox and keep its artifact (None: nothing to build,
+    or built); a report of the failure, the compiler's messages in it, if it does not build."""
+    import tempfile
+
+    path = judging.bot_version_path(version=version)
+    with tempfile.TemporaryDirectory(prefix="tapis-build-") as tmp:
+        os.chmod(tmp, 0o711)  # the sandbox uid reads the sources below it
+        prepared = prepare(path, Path(tmp, "src"))
+        try:
+            if not runtimes.RUNTIMES[prepared.runtime].compiled:
+                return None
+            artifact = runtimes.build(
+                prepared.directory,
+                prepared.runtime,
+                prepared.entry,
+                prepared.sources,
+                mode=conf.sandbox_mode(),
+            )
+        except runtimes.BuildError as exc:
+            reason, _, messages = str(exc).partition("\n")
+            return {
+                "ok": False,
+                "reason": reason,
+                "runtime": prepared.runtime,
+                "toolchain": runtimes.toolchain(prepared.runtime),
+                "build_log": messages,
+            }
+        finally:
+            remove(prepared.directory)
+    with transaction.atomic():
+        BotArtifact.objects.update_or_create(
+            version=version,
+            defaults={
+                "data": artifact.data,
+                "sources_sha256": artifact.sources_sha256,
+                "toolchain": artifact.toolchain,
+                "seconds": artifact.seconds,
+            },
+        )
+        BotVersion.objects.filter(pk=version.pk).update(
+            runtime=artifact.runtime, toolchain=artifact.toolchain
+        )
+    version.runtime, version.toolchain = artifact.runtime, artifact.toolchain
+    judging.bot_version_artifact(version=version)  # into this worker's build cache
+    return None
+
+
 def _validation_report(version: BotVersion) -> dict[str, JSON]:
+    failed = _build(version)
+    if failed is not None:
+        return failed
     game = games.load(version.bot.game)
     deals = game.round_deals_up(VALIDATION_DEALS)  # Roi: one whole game (10 deals)
     sparring = "random"
@@ -191,4 +251,6 @@ def _validation_report(version: BotVersion) -> dict[str, JSON]:
         "p99_time": round(seat.p99_time, 6),
         "faults": list[JSON](faults),
         "log": seat.log[-4000:],
+        "runtime": version.runtime,
+        "toolchain": version.toolchain,
     }
