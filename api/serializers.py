@@ -91,7 +91,9 @@ class BotCreateSerializer(StrictSerializer):
 
 class VersionUploadSerializer(StrictSerializer):
     file = serializers.FileField(
-        max_length=200, allow_empty_file=False, help_text="A .py file or a .zip package."
+        max_length=200,
+        allow_empty_file=False,
+        help_text="A source file (.py .c .cpp .rs .go .java .js) or a .zip package.",
     )
 
     def validate_file(self, value: Any) -> Any:

@@ -600,7 +600,7 @@ def test_a_builtin_version_is_ready_at_once_and_versions_are_numbered() -> None:
 
 def test_an_upload_is_checked_then_validated_in_the_sandbox() -> None:
     bot = services.bot_create(owner=UserFactory.create(), name="Uploaded", game="hearts")
-    with pytest.raises(ApplicationError, match=r"\.py file or a \.zip"):
+    with pytest.raises(ApplicationError, match=r"a source file \(\.py .*\) or a \.zip"):
         services.bot_version_create(bot=bot, content=b"x", filename="bot.exe")
     with pytest.raises(ApplicationError, match="zip"):
         services.bot_version_create(bot=bot, content=b"not a zip", filename="bot.zip")

@@ -4,7 +4,9 @@ import os
 
 from _attack import PARAMS, Attacker, blocked, main, must_fail, read_file, succeeded
 
-RUNTIME_FILES = {"ld.so.cache", "localtime"}  # all of /etc the sandbox binds
+# all of /etc the sandbox binds: the dynamic linker's cache, the time zone, the JDK's public
+# configuration (java.security, jvm.cfg: docs/sandbox.md, "Runtimes")
+RUNTIME_FILES = {"ld.so.cache", "localtime", "java-17-openjdk"}
 
 
 class ReadProject(Attacker):
