@@ -263,7 +263,9 @@ def test_upload_refusals_are_shown_next_to_the_file(world: MembersWorld) -> None
     url = reverse("tournaments:my-bot", args=[world.bot.pk])
     wrong = client.post(url, {"file": SimpleUploadedFile("notes.txt", b"hello")})
     assert wrong.status_code == 400
-    assert "a bot is a .py file or a .zip package" in error_next_to(wrong.content.decode(), "file")
+    shown = error_next_to(wrong.content.decode(), "file")
+    assert "a bot is a source file (.py .js .c" in shown
+    assert "or a .zip package" in shown
     broken = client.post(url, {"file": SimpleUploadedFile("bot.zip", b"not a zip")})
     assert broken.status_code == 400
     assert error_next_to(broken.content.decode(), "file")

@@ -95,7 +95,8 @@ class BotForm(forms.Form):
 class VersionForm(forms.Form):
     file = forms.FileField(
         help_text=(
-            f"A single .py file, or a .zip package with its manifest (docs/protocol.md), at most "
+            "A single source file (.py .c .cpp .rs .go .java .js), or a .zip package with its "
+            f"manifest (docs/protocol.md), at most "
             f"{MAX_ZIP_BYTES // 1024 // 1024} MB."
         )
     )
