@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -38,3 +39,39 @@ def test_error_pages_are_in_the_sites_style(
     assert response.status == 404
     # 404 pages log one console error (the failed document): nothing else.
     assert all("404" in error for error in console_errors), console_errors
+
+
+def test_the_standings_draw_each_interval_as_a_bar_on_one_scale(
+    site_world: SiteWorld, page: Any, console_errors: list[str]
+) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"/tournaments/{site_world.finished.pk}/")
+    bars = page.locator("#standings svg.ci-bar")
+    assert bars.count() == 4
+    for index in range(4):
+        bar = bars.nth(index)
+        box = bar.bounding_box()
+        assert box is not None
+        assert box["width"] > 50  # drawn, not collapsed
+        assert box["height"] > 5
+        label = bar.get_attribute("aria-label")
+        assert label is not None
+        assert "points per deal against the table, 95% interval" in label
+        # The interval's rectangle lies within the bar's box, the mean's tick inside it.
+        interval = bar.locator("rect.interval").bounding_box()
+        mean = bar.locator("rect.mean").bounding_box()
+        assert interval is not None
+        assert mean is not None
+        assert box["x"] - 1 <= interval["x"] <= mean["x"] + mean["width"] / 2
+        assert mean["x"] + mean["width"] / 2 <= interval["x"] + interval["width"] + 1
+        assert interval["x"] + interval["width"] <= box["x"] + box["width"] + 1
+    # The figures are in the cell's text as well as in the drawing.
+    first_text = page.locator("#standings td.ci").first.inner_text()
+    assert "to" in first_text
+    assert page.locator("table.crosstable[data-comparison=table] tbody tr").count() == 4
+    assert not axe_violations(page)
+    shots = os.environ.get("TAPIS_SHOTS")
+    if shots:  # screenshots for people to look at: TAPIS_SHOTS=/tmp/shots
+        page.locator("#standings").screenshot(path=f"{shots}/site2-standings.png")
+        page.screenshot(path=f"{shots}/site2-tournament.png", full_page=True)
+    assert not console_errors

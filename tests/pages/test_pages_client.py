@@ -225,24 +225,3 @@ def test_a_table_page_says_faults_and_the_replacement_in_plain_words(client: Cli
     )
     assert "&#x27;ZZ&#x27;" in faults  # what it sent, escaped
     assert f"{label} was replaced: the built-in <em>heuristic</em> bot played the rest" in faults
-
-
-def test_the_crosstable_counts_each_pair_of_entries_from_the_tables_they_shared(
-    site_world: SiteWorld,
-) -> None:
-    page = page_selectors.tournament_page(tournament_id=site_world.finished.pk, user=None)
-    places: dict[int, dict[int, int]] = {}  # table -> entry -> place
-    for table in Table.objects.filter(tournament=site_world.finished):
-        places[table.pk] = {s.entry_id: s.place for s in table.seats.all() if s.entry_id}
-    entries = page.crosstable.entries
-    assert len(entries) == 4
-    for row, cells in page.crosstable.rows:
-        for column, cell in zip(entries, cells, strict=True):
-            if row.pk == column.pk:
-                assert cell is None
-                continue
-            assert cell is not None
-            shared = [p for p in places.values() if row.pk in p and column.pk in p]
-            assert cell.met == len(shared) == 2
-            assert cell.ahead == sum(p[row.pk] < p[column.pk] for p in shared)
-            assert cell.behind == sum(p[row.pk] > p[column.pk] for p in shared)

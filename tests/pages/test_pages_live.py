@@ -41,6 +41,8 @@ def test_standings_update_live_while_a_worker_plays(
     page.goto(f"/tournaments/{tournament.pk}/")
     expect(page.locator("#live-status")).to_have_text(re.compile("Open for registration"))
     assert page.locator("#standings tbody tr").count() == 4
+    rounds = page.locator("#tournament-rounds")
+    expect(rounds).to_contain_text("No round is seated yet")
     # A mark in the page's JavaScript world: it survives only if the page is never reloaded.
     page.evaluate("window.tapisMark = 'kept'")
 
@@ -53,6 +55,12 @@ def test_standings_update_live_while_a_worker_plays(
         re.compile("Finished: 2 tables played"), timeout=FINISH_TIMEOUT * 1000
     )
     expect(page.locator("[data-testid=tables-done]")).to_have_text("2 of 2")
+    # The rounds came with the same polling: both rounds' tables, done, with their places.
+    expect(rounds.locator("h3")).to_have_count(2)
+    expect(rounds.locator(".status-done")).to_have_count(2)
+    expect(rounds).to_contain_text("(place 1, score")
+    # And the standings' intervals, drawn once the tables' results are shown.
+    expect(page.locator("#standings svg.ci-bar")).to_have_count(4)
     assert page.evaluate("window.tapisMark") == "kept"
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED, live_worker.log()

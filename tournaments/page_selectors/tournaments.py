@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections import defaultdict
 from decimal import Decimal
 from typing import Any
@@ -11,7 +12,8 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Page
 
-from tournaments import formats, seeds, selectors, visibility
+from tournaments import formats, seeds, selectors, statistics, visibility
+from tournaments.errors import ApplicationError
 from tournaments.models import (
     Entry,
     Round,
@@ -92,9 +94,66 @@ def tournament_list_page(
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class IntervalBar:
+    """Where an entry's interval lies on the scale shared by every line of the standings, in
+    percent of the bar's width (0: the scale's left end): its two ends, its mean and the
+    zero of the scale (the table's average)."""
+
+    low: float
+    high: float
+    mean: float
+    zero: float
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EntryConfidence:
+    """An entry's line of the statistics (:func:`selectors.tournament_statistics`): its mean
+    score per deal relative to its tables (in duplicate play, to the seats that held the same
+    cards), higher better, with its 95% interval (None: a single table or board, no interval),
+    its rank by that mean with the probability of holding it, and whether the place is
+    settled."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    deals: int
+    rank: int
+    probability: float
+    likely: tuple[tuple[int, float], ...]  # (rank, probability) of the ranks at 5% or more
+    settled: bool
+    bar: IntervalBar
+
+    @property
+    def mean_text(self) -> str:
+        return signed(self.mean)
+
+    @property
+    def interval_text(self) -> str:
+        if self.low is None or self.high is None:
+            return "no interval yet (a single table)"
+        return f"{signed(self.low)} to {signed(self.high)}"
+
+    @property
+    def probability_text(self) -> str:
+        return percent(self.probability)
+
+    @property
+    def likely_text(self) -> str:
+        return ", ".join(f"rank {rank}: {percent(p)}" for rank, p in self.likely)
+
+    @property
+    def summary(self) -> str:
+        """The bar in words (its title and its label for screen readers)."""
+        return (
+            f"{self.mean_text} points per deal against the table, 95% interval {self.interval_text}"
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class StandingLine:
     row: selectors.StandingRow
     mine: bool
+    confidence: EntryConfidence | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -130,23 +189,62 @@ class RoundBlock:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CrossCell:
-    ahead: int  # tables where the row's entry placed ahead of the column's
-    behind: int
-    met: int
+    """One cell of the crosstable: the row's entry against the column's, the mean difference
+    of their scores per deal where they were compared (positive: the row's entry did better),
+    its 95% interval (None: one deal, no interval), the deals compared and whether the
+    difference is significant (the interval excludes 0). ``deals`` 0: they never met."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    deals: int
+    significant: bool
 
     @property
-    def label(self) -> str:
-        return f"{self.ahead}\u2013{self.behind}" if self.met else ""
+    def verdict(self) -> str:
+        """ "better" or "worse" when significant, else "" (the cell's shading)."""
+        if not self.significant:
+            return ""
+        return "better" if self.mean > 0 else "worse"
+
+
+NEVER_MET = CrossCell(mean=0.0, low=None, high=None, deals=0, significant=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CrossGrid:
+    """One way of comparing the entries (at the same table; in duplicate play also on the
+    same cards), as a square of cells in the standings' order (None on the diagonal)."""
+
+    comparison: str  # statistics.Comparison's value: "table" or "cards"
+    title: str
+    description: str
+    cells: list[list[CrossCell | None]]
+    significant: int  # cells (pairs counted once) whose difference is significant
+    pairs: int  # pairs compared
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Crosstable:
-    entries: list[Entry]  # in standings order
-    cells: list[list[CrossCell | None]]  # None on the diagonal
+    """The crosstable of :func:`selectors.tournament_statistics` for the page: the entries in
+    the standings' order and one grid per comparison."""
 
-    @property
-    def rows(self) -> list[tuple[Entry, list[CrossCell | None]]]:
-        return list(zip(self.entries, self.cells, strict=True))
+    entries: list[Entry]
+    grids: list[CrossGrid]
+
+    def rows(self, grid: CrossGrid) -> list[tuple[Entry, list[CrossCell | None]]]:
+        return list(zip(self.entries, grid.cells, strict=True))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DuplicateNarrowing:
+    """How much duplicate play narrows the intervals for a tournament's preset, as measured
+    (:func:`selectors.tournament_resolution`, from tournaments/spread.json and the finished
+    tournaments of the preset): ``sentence`` says it for people. ``factor``: the width of an
+    interval in normal play over its width in duplicate play."""
+
+    factor: float
+    sentence: str
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -179,8 +277,19 @@ class TournamentLive:
         self.cache_seconds = FINAL_PAGE_SECONDS if final else 0
 
     @functools.cached_property
+    def statistics(self) -> selectors.TournamentStatistics:
+        """Issue 17's figures, from the tables whose results may be shown (the selector reads
+        only those): computed once per standings version, kept in the cache."""
+        return selectors.tournament_statistics(tournament=self.tournament)
+
+    @functools.cached_property
     def standings(self) -> list[StandingLine]:
-        return _standings(self.tournament, self.user)
+        return _standings(self.tournament, self.user, self.statistics)
+
+    @functools.cached_property
+    def rounds(self) -> list[RoundBlock]:
+        """The rounds with their tables: part of the live answer, as their statuses change."""
+        return _rounds(self.tournament, self.user)
 
     @property
     def summary(self) -> str:
@@ -226,14 +335,19 @@ class TournamentPage:
             else None
         )
 
-    @functools.cached_property
+    @property
     def rounds(self) -> list[RoundBlock]:
-        return _rounds(self.tournament, self.live.user)
+        return self.live.rounds
 
     @functools.cached_property
     def crosstable(self) -> Crosstable:
-        # From the seats the rounds already read: the places of every table shown.
-        return _crosstable(self.rounds, [line.row.entry for line in self.live.standings])
+        """The statistics' crosstable (the page computes no head to head of its own), in the
+        standings' order."""
+        return _crosstable(self.live.statistics, [line.row.entry for line in self.live.standings])
+
+    @functools.cached_property
+    def duplicate_narrowing(self) -> DuplicateNarrowing | None:
+        return _duplicate_narrowing(self.tournament, entries=len(self.live.standings))
 
 
 def _viewer_key(tournament: Tournament, user: Any) -> str:
@@ -253,11 +367,198 @@ def _is_mine(entry: Entry | None, user: Any) -> bool:
     )
 
 
-def _standings(tournament: Tournament, user: Any) -> list[StandingLine]:
+def signed(value: float, digits: int = 2) -> str:
+    """A figure with its sign as people read it: "+1.25", "\u22120.40" (a true minus sign),
+    "0.00" (no sign on a figure that rounds to zero)."""
+    text = f"{value:+.{digits}f}"
+    if float(text) == 0:
+        return f"{0:.{digits}f}"
+    return text.replace("-", "\u2212")
+
+
+def percent(probability: float) -> str:
+    """A probability in whole percent, "<1%" and ">99%" at the ends (never a false 0 or 100)."""
+    if 0 < probability < 0.005:
+        return "<1%"
+    if 0.995 <= probability < 1:
+        return ">99%"
+    return f"{probability:.0%}"
+
+
+#: Ranks shown among an entry's likely ones: those with at least this probability.
+LIKELY_RANK = 0.05
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _confidences(figures: selectors.TournamentStatistics) -> dict[int, EntryConfidence]:
+    """Each ranked entry's statistics with its bar, all bars on one scale: from the lowest
+    interval end (or mean) to the highest, 0 (the table's average) always in view."""
+    lines = figures.standings.entries
+    ends = [0.0]
+    for line in lines:
+        ends += [v for v in (line.low, line.high) if math.isfinite(v)] or [line.mean]
+    left, right = min(ends), max(ends)
+    span = (right - left) or 1.0
+
+    def at(value: float) -> float:
+        return round(100 * (value - left) / span, 2)
+
+    out = {}
+    for line in lines:
+        low, high = _finite(line.low), _finite(line.high)
+        out[line.entry] = EntryConfidence(
+            mean=line.mean,
+            low=low,
+            high=high,
+            deals=line.deals,
+            rank=line.rank,
+            probability=line.rank_probability,
+            likely=tuple(
+                (rank, p)
+                for rank, p in enumerate(line.rank_probabilities, start=1)
+                if p >= LIKELY_RANK
+            ),
+            settled=line.settled,
+            bar=IntervalBar(
+                low=at(low if low is not None else line.mean),
+                high=at(high if high is not None else line.mean),
+                mean=at(line.mean),
+                zero=at(0.0),
+            ),
+        )
+    return out
+
+
+def _standings(
+    tournament: Tournament, user: Any, figures: selectors.TournamentStatistics
+) -> list[StandingLine]:
+    confidences = _confidences(figures)
     return [
-        StandingLine(row=row, mine=_is_mine(row.entry, user))
+        StandingLine(
+            row=row, mine=_is_mine(row.entry, user), confidence=confidences.get(row.entry.pk)
+        )
         for row in selectors.standings_for_tournament(tournament=tournament)
     ]
+
+
+CROSS_GRIDS = {
+    statistics.Comparison.TABLE: (
+        "At the same table",
+        "Each cell: the row's bot's score minus the column's, per deal, over the deals they "
+        "played at the same table, then its 95% interval and the number of deals.",
+    ),
+    statistics.Comparison.CARDS: (
+        "On the same cards",
+        "Each cell: the row's bot's points minus the column's on the same cards (the same seat "
+        "of the same deal, at different tables of a round), per deal, then its 95% interval "
+        "and the number of deals.",
+    ),
+}
+
+
+def _crosstable(figures: selectors.TournamentStatistics, order: list[Entry]) -> Crosstable:
+    """The statistics' pairs laid out as grids in the standings' ``order``: one dict of the
+    pairs per comparison, so each cell is a lookup (not a scan of every pair)."""
+    table = figures.crosstable
+    comparisons = [statistics.Comparison.TABLE]
+    if table.duplicate:
+        comparisons.append(statistics.Comparison.CARDS)
+    grids = []
+    for comparison in comparisons:
+        pairs = {(pair.a, pair.b): pair for pair in table.pairs if pair.comparison is comparison}
+        cells: list[list[CrossCell | None]] = []
+        for row in order:
+            line: list[CrossCell | None] = []
+            for column in order:
+                if row.pk == column.pk:
+                    line.append(None)
+                    continue
+                pair = pairs.get((row.pk, column.pk))
+                if pair is None:
+                    pair = pairs.get((column.pk, row.pk))
+                    pair = pair.flipped() if pair is not None else None
+                line.append(
+                    NEVER_MET
+                    if pair is None
+                    else CrossCell(
+                        mean=pair.mean,
+                        low=_finite(pair.low),
+                        high=_finite(pair.high),
+                        deals=pair.deals,
+                        significant=pair.significant,
+                    )
+                )
+            cells.append(line)
+        title, description = CROSS_GRIDS[comparison]
+        grids.append(
+            CrossGrid(
+                comparison=comparison.value,
+                title=title,
+                description=description,
+                cells=cells,
+                significant=sum(p.significant for p in pairs.values()),
+                pairs=len(pairs),
+            )
+        )
+    return Crosstable(entries=order, grids=grids)
+
+
+def _duplicate_narrowing(tournament: Tournament, *, entries: int) -> DuplicateNarrowing | None:
+    """How much duplicate play narrows an entry's interval for this tournament's preset, as
+    measured: with this tournament's settings when they allow both ways of playing
+    (:func:`selectors.tournament_resolution`), else the preset's measured spreads alone
+    (tournaments/spread.json). None for a preset never measured."""
+    try:
+        report = selectors.tournament_resolution(
+            game=tournament.game,
+            preset=tournament.preset,
+            entries=max(entries, 2),
+            rounds=tournament.rounds,
+            deals_per_table=tournament.deals_per_table,
+            table_size=tournament.table_size,
+            duplicate=tournament.duplicate,
+        )
+    except (ApplicationError, ValueError):
+        report = None
+    if report is not None and report.normal is not None and report.duplicate_play is not None:
+        source = report.source
+        measured = f"{source.house.deals:,} deals of the house bots"
+        if source.tournament_deals:
+            measured += (
+                f" and {source.tournament_deals:,} scores of {source.tournaments} finished "
+                f"tournament{'s' if source.tournaments != 1 else ''}"
+            )
+        factor = report.normal.half_width / report.duplicate_play.half_width
+        return DuplicateNarrowing(
+            factor=factor,
+            sentence=(
+                f"With this tournament's settings ({report.entries} entries, "
+                f"{report.rounds} round{'s' if report.rounds != 1 else ''} of "
+                f"{report.deals_per_table} deals), an entry's 95% interval is expected to be "
+                f"about \u00b1{report.normal.half_width:.2f} points per deal in normal play and "
+                f"\u00b1{report.duplicate_play.half_width:.2f} in duplicate play: duplicate "
+                f"play narrows it by a factor of {factor:.2f}, as measured for the preset "
+                f"{report.preset} over {measured}."
+            ),
+        )
+    try:
+        spread = statistics.preset_spread(tournament.game, tournament.preset)
+    except ValueError:
+        return None
+    factor = spread.table / spread.duplicate
+    return DuplicateNarrowing(
+        factor=factor,
+        sentence=(
+            f"For the preset {tournament.preset}, measured over {spread.deals:,} deals of the "
+            f"house bots, a score per deal spreads by {spread.table:.2f} points relative to "
+            f"its table and by {spread.duplicate:.2f} in duplicate play "
+            f"({spread.duplicate_tables} tables): duplicate play narrows the intervals by a "
+            f"factor of {factor:.2f}."
+        ),
+    )
 
 
 def _version(tournament: Tournament, progress: ProgressView) -> str:
@@ -316,40 +617,6 @@ def seat_lines(table: Table, user: Any, shown: bool) -> list[SeatLine]:
         )
         for seat in table.seats.all()
     ]
-
-
-def _crosstable(rounds: list[RoundBlock], order: list[Entry]) -> Crosstable:
-    """Head to head: for each pair of entries, the tables where one placed ahead of the
-    other and where it placed behind, over every table they shared whose results are shown."""
-    ahead: dict[tuple[int, int], int] = defaultdict(int)
-    met: dict[tuple[int, int], int] = defaultdict(int)
-    for block in rounds:
-        for table in block.tables:
-            if not table.results_shown:
-                continue
-            seated = [
-                (seat.entry_id, seat.place)
-                for seat in table.seats
-                if seat.entry_id is not None and seat.place is not None
-            ]
-            for a, place_a in seated:
-                for b, place_b in seated:
-                    if a == b:
-                        continue
-                    met[a, b] += 1
-                    if place_a < place_b:
-                        ahead[a, b] += 1
-    cells: list[list[CrossCell | None]] = []
-    for row in order:
-        line: list[CrossCell | None] = []
-        for column in order:
-            if row.pk == column.pk:
-                line.append(None)
-                continue
-            key = (row.pk, column.pk)
-            line.append(CrossCell(ahead=ahead[key], behind=ahead[column.pk, row.pk], met=met[key]))
-        cells.append(line)
-    return Crosstable(entries=order, cells=cells)
 
 
 def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:

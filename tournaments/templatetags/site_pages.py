@@ -1,6 +1,7 @@
 """Template tags of the site for its largest tables, rendered in Python: a tournament's
 crosstable has a cell per pair of entries (2,304 for 48 entries) and its rounds a link per
-seat, which through template nodes cost most of the page's time."""
+seat, which through template nodes cost most of the page's time; and the standings' interval
+bars."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from tournaments.page_selectors import CrossCell, SeatLine
+from tournaments.models import Entry
+from tournaments.page_selectors import CrossCell, CrossGrid, Crosstable, EntryConfidence, SeatLine
+from tournaments.page_selectors.tournaments import signed
 
 register = template.Library()
 
@@ -23,20 +26,52 @@ def _bot_url_pattern() -> str:
     return reverse("tournaments:bot-detail", args=[marker]).replace(str(marker), "{}")
 
 
+def _cross_cell(cell: CrossCell | None) -> str:
+    if cell is None:
+        return '<td class="self"><span class="visually-hidden">itself</span></td>'
+    if not cell.deals:
+        return '<td><span class="visually-hidden">never met</span></td>'
+    interval = (
+        f"{signed(cell.low, 1)} to {signed(cell.high, 1)}"
+        if cell.low is not None and cell.high is not None
+        else "no interval"
+    )
+    verdict = cell.verdict
+    mean = signed(cell.mean, 1)
+    if verdict:
+        mean = f'<strong>{mean}</strong><span class="visually-hidden"> significant</span>'
+    deals = f"{int(cell.deals)} deal{'s' if cell.deals != 1 else ''}"
+    css = f' class="sig-{verdict}"' if verdict else ""
+    return (
+        f'<td{css}>{mean}<span class="cell-detail">{interval}</span>'
+        f'<span class="cell-detail">{deals}</span></td>'
+    )
+
+
 @register.simple_tag
 def crosstable_cells(cells: Sequence[CrossCell | None]) -> SafeString:
-    """The <td> of one row of the crosstable (the diagonal, the entry against itself, shaded
-    and named for screen readers). A cell's label is made of two integers: nothing to
-    escape."""
+    """The <td> of one row of the crosstable: the mean difference per deal (in bold and shaded
+    when significant, and said so to screen readers), its interval and the deals compared; the
+    diagonal, the entry against itself, shaded. Only numbers: nothing to escape."""
+    return mark_safe("".join(_cross_cell(cell) for cell in cells))
+
+
+@register.simple_tag
+def interval_bar(confidence: EntryConfidence) -> SafeString:
+    """An entry's 95% interval drawn on the standings' common scale (inline SVG, stretched to
+    its box): the table's average as a vertical line, the interval as a bar, the mean as a
+    tick. Its label and title say the figures in words (they are also in the cell's text)."""
+    bar = confidence.bar
+    summary = escape(confidence.summary)
+    width = max(bar.high - bar.low, 0.8)
     return mark_safe(
-        "".join(
-            '<td class="self"><span class="visually-hidden">itself</span></td>'
-            if cell is None
-            else f"<td>{int(cell.ahead)}\u2013{int(cell.behind)}</td>"
-            if cell.met
-            else "<td></td>"
-            for cell in cells
-        )
+        '<svg class="ci-bar" viewBox="0 0 100 10" preserveAspectRatio="none" role="img" '
+        f'aria-label="{summary}"><title>{summary}</title>'
+        f'<line class="zero" x1="{bar.zero}" x2="{bar.zero}" y1="0" y2="10" '
+        'vector-effect="non-scaling-stroke"/>'
+        f'<rect class="interval" x="{bar.low}" y="3" width="{width:.2f}" height="4"/>'
+        f'<rect class="mean" x="{max(bar.mean - 0.6, 0):.2f}" y="0.5" width="1.2" height="9"/>'
+        "</svg>"
     )
 
 
@@ -61,3 +96,12 @@ def seat_list(seats: Sequence[SeatLine], results_shown: bool) -> SafeString:
         css = ' class="mine"' if seat.mine else ""
         parts.append(f"<span{css}>{int(seat.position)}: {name}{result}</span>")
     return mark_safe("; ".join(parts))
+
+
+@register.filter
+def crosstable_rows(
+    crosstable: Crosstable, grid: CrossGrid
+) -> list[tuple[Entry, list[CrossCell | None]]]:
+    """The rows of one grid of the crosstable, for the template's loop:
+    ``{% for entry, cells in page.crosstable|crosstable_rows:grid %}``."""
+    return crosstable.rows(grid)
