@@ -15,7 +15,7 @@ def _python_uploads(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0004_reliability'),
+        ('tournaments', '0005_matches'),
     ]
 
     operations = [
