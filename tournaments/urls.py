@@ -6,7 +6,7 @@ The deal replay viewer answers ``/deals/<id>/``.
 
 from django.urls import URLPattern, URLResolver, path
 
-from tournaments.pages import accounts, authoring, organising, replay, views
+from tournaments.pages import accounts, authoring, matches, organising, replay, views
 
 app_name = "tournaments"
 
@@ -52,6 +52,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("account/entries/<int:pk>/withdraw/", authoring.entry_withdraw, name="entry-withdraw"),
     path("tournaments/<int:pk>/enter/", authoring.tournament_enter, name="tournament-enter"),
     path("tables/<int:pk>/seats/<int:seat>/log/", authoring.seat_log, name="seat-log"),
+    path("matches/", matches.match_list, name="match-list"),
+    path("matches/<int:pk>/", matches.match_detail, name="match-detail"),
+    path("matches/<int:pk>/live/", matches.match_live, name="match-live"),
     path("organise/new/", organising.tournament_new, name="tournament-new"),
     path("organise/<int:pk>/", organising.organise, name="organise"),
     path("organise/<int:pk>/progress/", organising.organise_progress, name="organise-progress"),

@@ -223,3 +223,50 @@ def test_a_match_on_a_real_worker_reaches_a_verdict(live_worker: LiveWorker) -> 
     played = batches(match)
     assert {b.claimed_by for b in played} != {""}
     assert match.deals == sum(len(b.differences) for b in played) >= statistics.MIN_DEALS
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_match_pages_start_a_match_and_show_its_progress(client: Any) -> None:
+    owner = UserFactory()
+    mine = version(owner, "heuristic")
+    client.force_login(owner)
+    page = client.get("/matches/")
+    assert page.status_code == 200
+    assert f'value="{mine.pk}"' in page.content.decode()
+    refused = client.post("/matches/", {"candidate": mine.pk, "baseline": "bogre"})
+    assert refused.status_code == 400
+    assert "ogre" in refused.content.decode()  # the service's refusal, next to the field
+    assert not Match.objects.exists()
+    started = client.post(
+        "/matches/", {"candidate": mine.pk, "baseline": "brandom", "d1": "2", "max_deals": "256"}
+    )
+    match = Match.objects.get()
+    assert started.status_code == 302
+    assert started["Location"] == f"/matches/{match.pk}/"
+    detail = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'hx-get="/matches/{match.pk}/live/"' in detail
+    assert "<span data-deals>0</span>" in detail
+    assert client.get(f"/matches/{match.pk}/live/").status_code == 200  # polling goes on
+    services.match_run_here(match=match)
+    live = client.get(f"/matches/{match.pk}/live/")
+    assert live.status_code == 286  # htmx: stop polling, the match is over
+    assert "<strong>better</strong>" in live.content.decode()
+    listed = client.get("/matches/").content.decode()
+    assert f"/matches/{match.pk}/" in listed
+
+
+def test_a_match_page_is_its_owners(client: Any) -> None:
+    owner = UserFactory()
+    match = services.match_create(
+        owner=owner, candidate=version(owner, "heuristic"), baseline_builtin="random", **STRONG
+    )
+    assert client.get(f"/matches/{match.pk}/").status_code == 302  # to the login page
+    client.force_login(UserFactory())
+    assert client.get(f"/matches/{match.pk}/").status_code == 404
+    assert client.get(f"/matches/{match.pk}/live/").status_code == 404
+    client.force_login(UserFactory(is_staff=True))
+    assert client.get(f"/matches/{match.pk}/").status_code == 200
