@@ -4,6 +4,14 @@ stores. Prints figures; asserts nothing.
 
     .venv/bin/python bench/standings.py                      # 64 entries, 10 rounds (issue 17)
     .venv/bin/python bench/standings.py --entries 128 --rounds 12 --repeat 9
+    DATABASE_URL=postgresql://... .venv/bin/python bench/standings.py --database
+
+``--database`` also writes the same tournament's rows (entries, tables, seats, deals) into the
+database of ``DATABASE_URL`` (migrated to the current schema), inside a transaction rolled back
+at the end, and times what the API does for the standings' intervals:
+:func:`tournaments.selectors.tournament_statistics` with the cache cleared (``selector``: the
+standings version, the seat and deal queries, the ranked entries, the bootstrap and the
+crosstable) and kept (``selector, kept``: a finished tournament's figures from the cache).
 
 The tournament is synthetic (no database): entries of random strength seated at random each
 round at tables of ``--seats``, ``--deals`` deals a table, points drawn around each seat's
@@ -91,6 +99,92 @@ def measure(seats: list[SeatRow], deals: list[DealRow], *, duplicate: bool, repe
         print(f"    {name:17} {median:7.1f} ms  (fastest {fastest:.1f} ms)")
 
 
+def measure_database(
+    seats: list[SeatRow], deals: list[DealRow], *, entries: int, duplicate: bool, repeat: int
+) -> None:
+    """Write the tournament's rows, then time the selector on them (see the docstring)."""
+    import os
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.cache import cache
+    from django.db import transaction
+
+    from tournaments import selectors
+    from tournaments.models import Bot, BotVersion, Deal, Entry, Round, Seat, Table, Tournament
+
+    class Rollback(Exception):
+        pass
+
+    try:
+        with transaction.atomic():
+            user = User.objects.create(username="bench-standings")
+            bot = Bot.objects.create(owner=user, name="bench", game="hearts")
+            versions = BotVersion.objects.bulk_create(
+                BotVersion(bot=bot, number=i + 1, builtin="random", sha256="0" * 64)
+                for i in range(entries)
+            )
+            cup = Tournament.objects.create(
+                name="bench", organiser=user, game="hearts", preset="whisthub", table_size=4,
+                rounds=max(s.round for s in seats), deals_per_table=8, duplicate=duplicate,
+                status=Tournament.Status.FINISHED, seed="1", commitment="-",
+            )  # fmt: skip
+            made = Entry.objects.bulk_create(
+                Entry(tournament=cup, version=v, user=user) for v in versions
+            )
+            entry_of = {i + 1: e.pk for i, e in enumerate(made)}
+            rounds = {
+                r.number: r
+                for r in Round.objects.bulk_create(
+                    Round(tournament=cup, number=n, status=Round.Status.DONE)
+                    for n in sorted({s.round for s in seats})
+                )
+            }
+            tables = {
+                (t.round.number, t.number): t
+                for t in Table.objects.bulk_create(
+                    Table(
+                        tournament=cup,
+                        round=rounds[r],
+                        number=n,
+                        deal_seed=0,
+                        status=Table.Status.DONE,
+                    )
+                    for r, n in sorted({(s.round, s.table) for s in seats})
+                )
+            }
+            Seat.objects.bulk_create(
+                Seat(table=tables[(s.round, s.table)], position=s.position,
+                     entry_id=entry_of[s.entry] if s.entry else None)
+                for s in seats
+            )  # fmt: skip
+            Deal.objects.bulk_create(
+                Deal(table=tables[(d.round, d.table)], index=d.index, record={},
+                     points=list(d.points), log={})
+                for d in deals
+            )  # fmt: skip
+
+            def cold() -> object:
+                cache.clear()
+                return selectors.tournament_statistics(tournament=cup)
+
+            cold()  # warm up
+            figures = {
+                "selector": timed(cold, repeat),
+                "selector, kept": timed(
+                    lambda: selectors.tournament_statistics(tournament=cup), repeat
+                ),
+            }
+            for name, (median, fastest) in figures.items():
+                print(f"    {name:17} {median:7.1f} ms  (fastest {fastest:.1f} ms)")
+            raise Rollback
+    except Rollback:
+        pass
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=64)
@@ -98,6 +192,9 @@ def main() -> int:
     parser.add_argument("--seats", type=int, default=4, help="seats a table")
     parser.add_argument("--deals", type=int, default=8, help="deals a table")
     parser.add_argument("--repeat", type=int, default=7, help="runs per figure")
+    parser.add_argument(
+        "--database", action="store_true", help="also through the selector on DATABASE_URL"
+    )
     args = parser.parse_args()
     print(
         f"{args.entries} entries, {args.rounds} rounds, {args.seats} seats a table, "
@@ -113,6 +210,10 @@ def main() -> int:
             seed=1,
         )
         measure(seats, deals, duplicate=duplicate, repeat=args.repeat)
+        if args.database:
+            measure_database(
+                seats, deals, entries=args.entries, duplicate=duplicate, repeat=args.repeat
+            )
     return 0
 
 

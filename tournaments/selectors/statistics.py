@@ -40,15 +40,31 @@ DEAL_FIELDS = ("table__round__number", "table__number", "index", "points")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TournamentStatistics:
-    """A tournament's standings with confidence and its crosstable, from the same results."""
+    """A tournament's standings with confidence (under its standings ``version``), and its
+    crosstable, computed and kept apart when first read (the standings' endpoint does not
+    need it, and in duplicate play it costs more than the standings)."""
 
     standings: statistics.Standings
-    crosstable: statistics.Crosstable
     version: str
+    tournament: int
+    duplicate: bool
+    game: str
 
     def by_entry(self) -> dict[int, statistics.EntryStanding]:
         """Each ranked entry's line, by entry id."""
         return {line.entry: line for line in self.standings.entries}
+
+    @property
+    def crosstable(self) -> statistics.Crosstable:
+        """The crosstable of the same results (two queries when not kept yet)."""
+        key = f"tapis:crosstable:{self.tournament}:{self.version}"
+        kept: statistics.Crosstable | None = cache.get(key)
+        if kept is None:
+            kept = statistics.crosstable(
+                _results(tournament_id=self.tournament, duplicate=self.duplicate, game=self.game)
+            )
+            cache.set(key, kept, CACHE_SECONDS)
+        return kept
 
 
 def _rows(
@@ -62,27 +78,34 @@ def _rows(
     return seat_rows, deal_rows
 
 
-def tournament_results(*, tournament: Tournament) -> statistics.Results:
-    """The scores of ``tournament`` (tournaments/statistics.py's docstring): of the tables
-    whose results may be shown only. Two queries, whatever the size."""
+def _results(*, tournament_id: int, duplicate: bool, game: str) -> statistics.Results:
     shown = visibility.tables_shown_q(prefix="table__")
     seats, deals = _rows(
-        Seat.objects.filter(shown, table__tournament=tournament),
-        Deal.objects.filter(shown, table__tournament=tournament),
+        Seat.objects.filter(shown, table__tournament_id=tournament_id),
+        Deal.objects.filter(shown, table__tournament_id=tournament_id),
     )
     return statistics.results_from_rows(
         seats=seats,
         deals=deals,
-        duplicate=tournament.duplicate,
-        lower_is_better=games.game_class(tournament.game).lower_is_better,
+        duplicate=duplicate,
+        lower_is_better=games.game_class(game).lower_is_better,
+    )
+
+
+def tournament_results(*, tournament: Tournament) -> statistics.Results:
+    """The scores of ``tournament`` (tournaments/statistics.py's docstring): of the tables
+    whose results may be shown only. Two queries, whatever the size."""
+    return _results(
+        tournament_id=tournament.pk, duplicate=tournament.duplicate, game=tournament.game
     )
 
 
 def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
     """Standings with 95% intervals, rank probabilities and settled flags (ranked entries only:
     withdrawn and disqualified ones are left out, their scores still count for the others),
-    and the crosstable. Kept in the cache under the standings version: a constant number of
-    queries (the version, the seats, the deals, the ranked entries), none once final and kept."""
+    and the crosstable (computed when first read). Kept in the cache under the standings
+    version: a constant number of queries (the version, the seats, the deals, the ranked
+    entries), none once final and kept."""
     version = standings_version(tournament=tournament)
     key = f"tapis:statistics:{tournament.pk}:{version}"
     kept: TournamentStatistics | None = cache.get(key)
@@ -94,8 +117,10 @@ def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
     )
     figures = TournamentStatistics(
         standings=statistics.standings_with_confidence(results, entries=list(ranked)),
-        crosstable=statistics.crosstable(results),
         version=version,
+        tournament=tournament.pk,
+        duplicate=tournament.duplicate,
+        game=tournament.game,
     )
     cache.set(key, figures, CACHE_SECONDS)
     return figures
