@@ -235,7 +235,7 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
             "if [ ! -f Cargo.toml ]; then mkdir -p src.tmp && "
             f"cp {shlex.quote(entry)} src.tmp/main.rs && "
             f"printf '{manifest}' > Cargo.toml && rm -rf src && mv src.tmp src; fi; "
-            f"{_host_tool('cargo')} build --release --offline --quiet && "
+            f"{_host_tool('cargo')} build --release --offline --quiet || exit 1; "
             "for f in /tmp/b/target/release/*; do "
             'if [ -f "$f" ] && [ -x "$f" ]; then cp "$f" ../out/bot; break; fi; done; '
             "test -f ../out/bot || { echo 'cargo built no program (a [[bin]] target)'; exit 1; }"

@@ -1,0 +1,101 @@
+"""Hostile sources at build time: each is built by ``judge.launchers.runtimes.build`` in the real
+bubblewrap sandbox with the real build limits, and must be refused with a clear reason (a
+``BuildError``), never hang the judge nor reach anything outside the sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from judge.launchers import runtimes
+from judge.launchers.package import prepare, remove
+
+# (runtime, files, what the refusal says)
+ATTACKS = {
+    "compile_error": ("c", {"bot.c": "int main(void) { return x; }\n"}, "exited with status"),
+    "template_recursion": (
+        "cpp",
+        {
+            "bot.cpp": "template <int N> struct F { static const int v = F<N + 1>::v; };\n"
+            "int main() { return F<0>::v; }\n"
+        },
+        "template instantiation depth",
+    ),
+    "huge_initializer": (
+        "c",
+        {"bot.c": "char big[1L << 30] = {1};\nint main(int n, char **v) { return big[n]; }\n"},
+        "build failed",
+    ),
+    "include_dev_zero": ("c", {"bot.c": '#include "/dev/zero"\nint main(void) {}\n'}, "failed"),
+    "include_host_file": (
+        "c",
+        {"bot.c": '#include "/etc/passwd"\n#include "/work/main/config/settings.py"\n'},
+        "No such file",
+    ),
+}
+
+BUILD_SCRIPT = """\
+use std::net::TcpStream;
+fn main() {
+    let net = TcpStream::connect("127.0.0.1:5432").is_ok()
+        || TcpStream::connect("127.0.0.1:6379").is_ok();
+    let passwd = std::fs::read_to_string("/etc/passwd").is_ok();
+    let host = std::fs::read_dir("/work").is_ok() || std::fs::read_dir("/root").is_ok();
+    if net || passwd || host {
+        panic!("ATTACK build_script SUCCEEDED net={net} passwd={passwd} host={host}");
+    }
+    panic!("ATTACK build_script blocked");
+}
+"""
+
+
+def _package(tmp_path: Path, runtime: str, files: dict[str, str]) -> Path:
+    source = tmp_path / "source"
+    source.mkdir()
+    entry = next(iter(files))
+    manifest = {"runtime": runtime, "entry": entry, "sources": [entry]}
+    (source / "tapis.json").write_text(json.dumps(manifest))
+    for name, text in files.items():
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(text)
+    return source
+
+
+def _build(tmp_path: Path, runtime: str, files: dict[str, str]) -> str:
+    # pytest's own temporary folders are 700: the sandbox uid could not reach the sources
+    work = Path(tempfile.mkdtemp(prefix="tapis-build-attack-"))
+    work.chmod(0o711)
+    prepared = prepare(_package(tmp_path, runtime, files), work / "bot")
+    try:
+        with pytest.raises(runtimes.BuildError) as refused:
+            runtimes.build(prepared.directory, runtime, prepared.entry, prepared.sources)
+    finally:
+        remove(prepared.directory)
+        shutil.rmtree(work, ignore_errors=True)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_build_attack_is_refused(bwrap_works: None, tmp_path: Path, attack: str) -> None:
+    runtime, files, reason = ATTACKS[attack]
+    message = _build(tmp_path, runtime, files)
+    assert message.startswith(f"{runtime} build failed: "), message
+    assert reason in message, message
+
+
+def test_a_build_script_reaches_neither_the_network_nor_the_host(
+    bwrap_works: None, tmp_path: Path
+) -> None:
+    files = {
+        "src/main.rs": "fn main() {}\n",
+        "Cargo.toml": '[package]\nname = "bot"\nversion = "0.1.0"\nedition = "2021"\n'
+        'build = "build.rs"\n',
+        "build.rs": BUILD_SCRIPT,
+    }
+    message = _build(tmp_path, "rust", files)
+    assert "ATTACK build_script blocked" in message, message
+    assert "SUCCEEDED" not in message
