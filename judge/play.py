@@ -31,7 +31,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "play",
         help="play a table of bots locally",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
-        epilog="BOT is a .py file, a .zip or a folder with tapis.json, or builtin:NAME "
+        epilog="BOT is a source file (.py .c .cpp .rs .go .java .js), a .zip or a folder with "
+        "tapis.json, or builtin:NAME "
         "(random, lowest, heuristic).",
     )
     parser.add_argument("--game", default="hearts", help="game name (default: hearts)")

@@ -123,3 +123,32 @@ def test_a_binary_uploaded_as_a_source_file_is_refused(tmp_path: Path) -> None:
     source.write_bytes(Path("/usr/bin/true").read_bytes())
     with pytest.raises(PackageError, match="compiled program"):
         prepare(source, tmp_path / "out")
+
+
+def test_tapis_play_builds_a_c_source_in_the_sandbox(
+    bwrap_works: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.cli import main
+
+    bot = str(EXAMPLE["c"])
+    status = main(["play", "--game", "hearts", "--deals", "1", "--seed", "3", "--json", bot])
+    assert status == 0
+    seats = json.loads(capsys.readouterr().out)["seats"]
+    assert seats[0]["name"] == "example-c"
+    assert seats[0]["faults"] == []
+    assert seats[0]["decisions"] == 14
+
+
+def test_tapis_play_reports_a_compile_error(
+    bwrap_works: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.cli import main
+
+    source = tmp_path / "broken.cpp"
+    source.write_text("int main() { return undefined_name; }\n")
+    tmp_path.chmod(0o755)
+    status = main(["play", "--game", "hearts", "--deals", "1", "--json", str(source)])
+    assert status == 0  # the table is played: the seat is replaced
+    seat = json.loads(capsys.readouterr().out)["seats"][0]
+    assert seat["faults"][0]["kind"] == "crash"
+    assert "cpp build failed: the compiler exited with status 1" in seat["faults"][0]["detail"]
