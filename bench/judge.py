@@ -24,6 +24,12 @@ It prints figures; it asserts nothing (see DESIGN.md: benchmarks live in bench/)
    judge's round trip, and the bytes of the ``act`` messages: as sent (the append-only lists
    as deltas, docs/protocol.md) against whole observations, recomputed from the replay log.
    The Hearts table's bytes are shown too.
+5. Runtimes (``--runtimes``, or ``--only-runtimes``): for the example bot of each runtime
+   (docs/examples/), the build's time in the sandbox (no cache), the cold start-up in the
+   sandbox (process start to the answer to ``hello``), the decision round trip in the sandbox
+   against a bare pipe (the example bots are trusted code), and the deals per second of a
+   whisthub table of four of them pinned to one core. Goals: C, C++, Rust and Go at least as
+   fast per table as Python; no start-up over 500 ms; the sandbox within 10% of a bare pipe.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -348,6 +355,123 @@ def _autogroup() -> str:
         return "n/a"
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+EXAMPLE_SOURCES = {
+    "python3": "python/bot.py",
+    "c": "c/bot.c",
+    "cpp": "cpp/bot.cpp",
+    "rust": "rust",
+    "go": "go/main.go",
+    "java": "java/Bot.java",
+    "javascript": "javascript/bot.js",
+}
+HELLO = b'{"type":"hello","protocol":1,"game":"hearts","seat":0,"players":4}\n'
+EXAMPLE_ACT = (
+    b'{"type":"act","id":1,"deal":0,"observation":{"tricks_start":0,"tricks":[]},'
+    b'"legal_actions":["2C","7C","QC"],"bank":20.0}\n'
+)
+
+
+def bench_runtime(runtime: str, deals: int, starts: int, count: int) -> None:
+    """Part (5), one runtime: build, start-up, round trip (sandbox and bare), a table."""
+    import dataclasses as dc
+
+    from judge import run_table
+    from judge.launchers import runtimes
+    from judge.launchers.package import prepare, remove
+    from judge.sandbox import SandboxLimits
+
+    work = Path(tempfile.mkdtemp(prefix="tapis-bench-rt-"))
+    work.chmod(0o711)
+    source = EXAMPLES / EXAMPLE_SOURCES[runtime]
+    try:
+        prepared = prepare(source, work / "src")
+        build = "-"
+        bot_dir, limits = prepared.directory, SandboxLimits()
+        if runtimes.RUNTIMES[runtime].compiled:
+            started = time.perf_counter()
+            artifact = runtimes.build(prepared.directory, runtime, prepared.entry, prepared.sources)
+            build = f"{time.perf_counter() - started:5.1f} s"
+            bot_dir = runtimes.unpack_artifact(artifact.data, work / "artifact")
+        if runtime in runtimes.ADDRESS_SPACE:
+            limits = dc.replace(limits, memory_bytes=runtimes.ADDRESS_SPACE[runtime])
+        command = prepared.command
+        startups = []
+        for _ in range(starts):
+            started = time.perf_counter()
+            process = spawn_bot(command, bot_dir=bot_dir, limits=limits)
+            pipe = Pipe(process.stdin, process.stdout, process.kill)
+            pipe.stdin.write(HELLO)
+            pipe.read_line()
+            startups.append(time.perf_counter() - started)
+            process.kill()
+
+        def bare() -> Pipe:
+            # the bot's files at their host path instead of /bot (a classpath too)
+            host = str(bot_dir)
+            argv = [re.sub(r"(^|:)/bot(?=/|$)", rf"\g<1>{host}", arg) for arg in command]
+            popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+            assert popen.stdin is not None
+            assert popen.stdout is not None
+
+            def stop() -> None:
+                popen.kill()
+                popen.wait()
+
+            return Pipe(popen.stdin, popen.stdout, stop)  # type: ignore[arg-type]
+
+        def boxed() -> Pipe:
+            process = spawn_bot(command, bot_dir=bot_dir, limits=limits)
+            return Pipe(process.stdin, process.stdout, process.kill)
+
+        trips: dict[str, list[float]] = {"bare": [], "sandbox": []}
+        with pinned({min(os.sched_getaffinity(0))}):
+            pipes = {"bare": bare(), "sandbox": boxed()}
+            try:
+                for pipe in pipes.values():
+                    pipe.stdin.write(HELLO)
+                    pipe.read_line()
+                    for _ in range(count // 5):  # warm up (JIT compilers too)
+                        pipe.stdin.write(EXAMPLE_ACT)
+                        pipe.read_line()
+                for _ in range(3):
+                    for name, pipe in pipes.items():
+                        started = time.perf_counter()
+                        for _ in range(count):
+                            pipe.stdin.write(EXAMPLE_ACT)
+                            pipe.read_line()
+                        trips[name].append((time.perf_counter() - started) / count)
+            finally:
+                for pipe in pipes.values():
+                    pipe.stop()
+        started = time.perf_counter()
+        result = run_table(
+            game="hearts",
+            preset="whisthub",
+            bots=[str(source)] * 4,
+            deals=deals,
+            seed=1,
+            sandbox="bwrap",
+            cpu="auto",
+        )
+        elapsed = time.perf_counter() - started
+        bare_trip, box_trip = min(trips["bare"]), min(trips["sandbox"])
+        print(
+            f"  {runtime:10} build {build:>7}   start-up "
+            f"{statistics.median(startups) * 1e3:6.1f} ms"
+            f"   round trip bare {bare_trip * 1e6:6.1f} us, sandbox {box_trip * 1e6:6.1f} us"
+            f" (x{box_trip / bare_trip:.2f})   table "
+            f"{len(result.deal_points) / elapsed:6.1f} deals/s ({len(result.faults)} faults)"
+        )
+        remove(prepared.directory)
+    finally:
+        for root, dirs, _ in os.walk(work):
+            os.chmod(root, 0o755)
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
@@ -355,6 +479,8 @@ def main() -> int:
     parser.add_argument("--skip-table", action="store_true")
     parser.add_argument("--rounds", type=int, default=None, help="Dutch rounds (part 4)")
     parser.add_argument("--only-dutch", action="store_true", help="part 4 only")
+    parser.add_argument("--runtimes", action="store_true", help="part 5 too (builds: minutes)")
+    parser.add_argument("--only-runtimes", action="store_true", help="part 5 only")
     args = parser.parse_args()
     status = sandbox_status()
     if status.problems:
@@ -369,6 +495,8 @@ def main() -> int:
     print(f"load {os.getloadavg()[0]:.2f}, kernel.sched_autogroup_enabled {_autogroup()}")
     count = 2000 if args.quick else 5000
     batches = 3 if args.quick else 9
+    if args.only_runtimes:
+        args.only_dutch = args.skip_table = True
     if not args.only_dutch:
         one_core = {min(os.sched_getaffinity(0))}
         with bot_directory(JSON_BOT) as bot_dir:
@@ -388,6 +516,10 @@ def main() -> int:
                 bench_table(bot_dir, args.deals or (100 if args.quick else 400))
             print("(4) Dutch rounds, 4 sandboxed first-legal bots (SDK), one core")
             bench_dutch(bot_dir, args.rounds or (2 if args.quick else 5))
+    if args.runtimes or args.only_runtimes:
+        print("(5) runtimes: the example bots (docs/examples/), tables pinned to one core")
+        for runtime in EXAMPLE_SOURCES:
+            bench_runtime(runtime, 40 if args.quick else 200, 5 if args.quick else 15, count // 4)
     return 0
 
 
