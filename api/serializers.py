@@ -650,12 +650,21 @@ class DealReplaySerializer(serializers.Serializer[Any]):
     log = serializers.JSONField(help_text="This deal's entry of the replay log (format v1).")
 
 
+class AuditCheckSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    verdict = serializers.ChoiceField(choices=["passed", "failed", "not checked"])
+    detail = serializers.CharField(allow_blank=True)
+    problems = serializers.ListField(child=serializers.CharField())
+
+
 class DealAuditSerializer(serializers.Serializer[Any]):
     deal = serializers.IntegerField()
     table = serializers.IntegerField()
     index = serializers.IntegerField()
     ok = serializers.BooleanField()
     problems = serializers.ListField(child=serializers.CharField())
+    checks = AuditCheckSerializer(many=True)
 
 
 # ---------------------------------------------------------------------------------------------

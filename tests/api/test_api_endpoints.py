@@ -274,6 +274,7 @@ def test_a_deal_replay_has_hands_passes_tricks_times_and_points(world: World) ->
 
 def test_an_audit_replays_the_deal_through_the_engine(world: World) -> None:
     audit = world.client("anonymous").get(f"/api/v1/deals/{world.deal_done.pk}/audit/").json()
+    checks = audit.pop("checks")
     assert audit == {
         "deal": world.deal_done.pk,
         "table": world.table_done.pk,
@@ -281,11 +282,18 @@ def test_an_audit_replays_the_deal_through_the_engine(world: World) -> None:
         "ok": True,
         "problems": [],
     }
-    # A tampered row is caught.
+    assert [(c["name"], c["verdict"]) for c in checks] == [
+        (name, "passed")
+        for name in ("log", "seed", "actions", "points", "tricks", "decisions", "passes")
+    ]
+    # A tampered row is caught, by its own check.
     Deal.objects.filter(pk=world.deal_done.pk).update(points=[26, 0, 0, 0])
     audit = world.client("anonymous").get(f"/api/v1/deals/{world.deal_done.pk}/audit/").json()
     assert audit["ok"] is False
     assert audit["problems"]
+    failed = [c for c in audit["checks"] if c["verdict"] == "failed"]
+    assert [c["name"] for c in failed] == ["points"]
+    assert failed[0]["problems"] == audit["problems"]
 
 
 def test_nothing_of_a_round_in_play_is_shown(world: World) -> None:

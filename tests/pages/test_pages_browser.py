@@ -75,3 +75,31 @@ def test_the_standings_draw_each_interval_as_a_bar_on_one_scale(
         page.locator("#standings").screenshot(path=f"{shots}/site2-standings.png")
         page.screenshot(path=f"{shots}/site2-tournament.png", full_page=True)
     assert not console_errors
+
+
+def test_the_audit_pages_show_each_check_and_its_verdict(
+    site_world: SiteWorld, page: Any, console_errors: list[str]
+) -> None:
+    from tournaments.models import Deal
+
+    deal = Deal.objects.filter(table__tournament=site_world.finished).order_by("pk").first()
+    assert deal is not None
+    Deal.objects.filter(pk=deal.pk).update(points=[26, 0, 0, 0])  # a tampered row
+    page.set_viewport_size({"width": 1100, "height": 900})
+    page.goto(f"/deals/{deal.pk}/audit/")
+    rows = page.locator("#audit-checks tbody tr")
+    assert rows.count() == 7
+    assert page.locator("#audit-checks tr[data-verdict=failed]").count() == 1
+    assert "points" in page.locator("#audit-checks tr[data-verdict=failed] th").inner_text()
+    assert not axe_violations(page)
+    shots = os.environ.get("TAPIS_SHOTS")
+    if shots:
+        page.screenshot(path=f"{shots}/site2-deal-audit.png", full_page=True)
+    page.goto(f"/tournaments/{site_world.finished.pk}/audit/")
+    assert page.locator("#audit-checks tbody tr").count() == 11
+    failed = page.locator("#audit-checks tr[data-verdict=failed]")
+    assert failed.count() == 2  # the deal's points, and so the table's scores
+    assert not axe_violations(page)
+    if shots:
+        page.screenshot(path=f"{shots}/site2-tournament-audit.png", full_page=True)
+    assert not console_errors

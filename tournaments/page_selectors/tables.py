@@ -211,11 +211,47 @@ def _slowest_decisions(table: Table) -> dict[int, float]:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class CheckLine:
+    """An audit's check as its page shows it: what was checked, the verdict in words with its
+    style (never colour alone: the word is there), what it looked at, what it found."""
+
+    description: str
+    verdict: str
+    css: str  # a status-* class of tapis.css
+    detail: str
+    problems: tuple[str, ...]
+
+
+VERDICT_STYLES = {
+    services.Verdict.PASSED: "status-done",
+    services.Verdict.FAILED: "status-failed",
+    services.Verdict.NOT_CHECKED: "status-pending",
+}
+
+
+def check_lines(checks: tuple[services.Check, ...]) -> list[CheckLine]:
+    return [
+        CheckLine(
+            description=check.description,
+            verdict=check.verdict.value,
+            css=VERDICT_STYLES[check.verdict],
+            detail=check.detail,
+            problems=check.problems,
+        )
+        for check in checks
+    ]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class DealAuditPage:
     deal: Deal
     table: Table
     tournament: Tournament
     audit: services.DealAudit
+
+    @property
+    def checks(self) -> list[CheckLine]:
+        return check_lines(self.audit.checks)
 
 
 # The replay page's refusals (page_selectors.deals); the audit page says
@@ -254,6 +290,10 @@ class TournamentAuditPage:
     audit: services.TournamentAudit | None
     cached: bool
 
+    @property
+    def checks(self) -> list[CheckLine]:
+        return check_lines(self.audit.checks) if self.audit is not None else []
+
 
 def tournament_audit_page(*, tournament_id: int, user: Any) -> TournamentAuditPage:
     """A tournament's audit: every recorded deal re-played, every table's totals and places,
@@ -262,14 +302,13 @@ def tournament_audit_page(*, tournament_id: int, user: Any) -> TournamentAuditPa
     audited on every visit (its recorded tables so far)."""
     tournament = tournament_or_404(tournament_id, user)
     final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
-    key = f"pages:audit:tournament:{tournament.pk}"
+    # v2: the audit kept as it is, with its checks (v1 kept a dict of its fields).
+    key = f"pages:audit:tournament:v2:{tournament.pk}"
     if final:
         stored = cache.get(key)
-        if isinstance(stored, dict):
-            return TournamentAuditPage(
-                tournament=tournament, audit=services.TournamentAudit(**stored), cached=True
-            )
+        if isinstance(stored, services.TournamentAudit):
+            return TournamentAuditPage(tournament=tournament, audit=stored, cached=True)
     audit = services.tournament_audit(tournament=tournament, shown_only=True)
     if final:
-        cache.set(key, dataclasses.asdict(audit), None)
+        cache.set(key, audit, None)
     return TournamentAuditPage(tournament=tournament, audit=audit, cached=False)

@@ -20,7 +20,14 @@ the transaction that made their work commits (:mod:`tournaments.queue`).
 A refused request raises :class:`~tournaments.errors.ApplicationError`.
 """
 
-from tournaments.services.audit import DealAudit, TournamentAudit, deal_audit, tournament_audit
+from tournaments.services.audit import (
+    Check,
+    DealAudit,
+    TournamentAudit,
+    Verdict,
+    deal_audit,
+    tournament_audit,
+)
 from tournaments.services.bots import (
     VALIDATION_DEALS,
     bot_create,
@@ -78,11 +85,13 @@ from tournaments.services.workers import (
 __all__ = [
     "TOURNAMENT_SETTINGS",
     "VALIDATION_DEALS",
+    "Check",
     "DealAudit",
     "LeaseLost",
     "SweepReport",
     "TableRun",
     "TournamentAudit",
+    "Verdict",
     "WorkerOutOfRotation",
     "bot_create",
     "bot_version_create",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import logging
-from typing import TYPE_CHECKING
+from collections import defaultdict
+from collections.abc import Iterable
 
 import games
 from games.base import JSON
@@ -17,10 +19,53 @@ from tournaments.models import (
     Tournament,
 )
 
-if TYPE_CHECKING:
-    pass
-
 log = logging.getLogger(__name__)
+
+
+class Verdict(enum.StrEnum):
+    """A check's outcome."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    #: Not made: an earlier check failed (a log the engine cannot re-play), or there was
+    #: nothing to check yet (the seed is secret until the end, no table recorded).
+    NOT_CHECKED = "not checked"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Check:
+    """One check of an audit: ``name`` (a stable key), ``description`` (what is checked, in
+    words), its ``verdict``, ``detail`` (what it looked at, or why it was not made) and the
+    ``problems`` it found (the same lines as the audit's ``problems``)."""
+
+    name: str
+    description: str
+    verdict: Verdict
+    detail: str = ""
+    problems: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "verdict": self.verdict.value,
+            "detail": self.detail,
+            "problems": list(self.problems),
+        }
+
+
+# The checks of a deal, in the order they are made: (name, description).
+DEAL_CHECKS = (
+    ("log", "The log describes this deal (its number and its cards)."),
+    ("seed", "The deal was dealt from its table's seed."),
+    ("actions", "Re-played through the rules engine, every action is legal and made by the seat "
+     "whose turn it was."),
+    ("points", "The deal's points stored are the replay's."),
+    ("tricks", "The trick rows stored (leader, cards, winner, points) are the replay's tricks."),
+    ("decisions", "The decision rows stored are the log's actions, seat by seat."),
+    ("passes", "The passes stored (who gave what to whom) are the log's."),
+)  # fmt: skip
+DEAL_CHECK_WORDS = dict(DEAL_CHECKS)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -30,6 +75,7 @@ class DealAudit:
     index: int
     ok: bool
     problems: tuple[str, ...]
+    checks: tuple[Check, ...] = ()
 
     def as_json(self) -> dict[str, JSON]:
         return {
@@ -38,6 +84,7 @@ class DealAudit:
             "index": self.index,
             "ok": self.ok,
             "problems": list(self.problems),
+            "checks": [check.as_json() for check in self.checks],
         }
 
 
@@ -49,6 +96,7 @@ class TournamentAudit:
     tables: int
     problems: tuple[str, ...]
     commitment_ok: bool | None  # None while the seed is secret
+    checks: tuple[Check, ...] = ()
 
     def as_json(self) -> dict[str, JSON]:
         return {
@@ -58,51 +106,114 @@ class TournamentAudit:
             "tables": self.tables,
             "commitment_ok": self.commitment_ok,
             "problems": list(self.problems),
+            "checks": [check.as_json() for check in self.checks],
         }
+
+
+class _Checks:
+    """The checks of an audit as they are made, in a fixed order: each named check gets the
+    problems found for it; the verdicts follow."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.found: dict[str, list[str]] = {name: [] for name in names}
+        self.skipped: dict[str, str] = {}
+
+    def fail(self, name: str, problem: str) -> None:
+        self.found[name].append(problem)
+
+    def skip(self, names: Iterable[str], why: str) -> None:
+        for name in names:
+            self.skipped.setdefault(name, why)
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return tuple(p for found in self.found.values() for p in found)
+
+    def verdict(self, name: str) -> Verdict:
+        if self.found[name]:
+            return Verdict.FAILED
+        return Verdict.NOT_CHECKED if name in self.skipped else Verdict.PASSED
 
 
 def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealAudit:
     """Re-play a deal from its seed (or hands) and its log through the engine: every action
     legal and by the right seat, the points right; and check that the stored rows (points,
-    tricks, decisions, passes) say the same as the replay."""
+    tricks, decisions, passes) say the same as the replay. Each check has its verdict
+    (``checks``, in :data:`DEAL_CHECKS`' order); ``problems`` gathers what they found."""
     table = deal.table
     tournament = table.tournament
     engine = engine or judging.tournament_engine(tournament=tournament)
-    problems: list[str] = []
+    checks = _Checks(name for name, _ in DEAL_CHECKS)
     where = f"table {table.pk} (round {table.round.number}, table {table.number}) deal {deal.index}"
     entry = deal.log
     if entry.get("index") != deal.index or entry.get("deal") != deal.record:
-        problems.append(f"{where}: the log does not describe this deal")
+        checks.fail("log", f"{where}: the log does not describe this deal")
     if deal.seed is not None and deal.seed != table.deal_seed:
-        problems.append(
-            f"{where}: dealt from seed {deal.seed}, the table's seed is {table.deal_seed}"
+        checks.fail(
+            "seed", f"{where}: dealt from seed {deal.seed}, the table's seed is {table.deal_seed}"
         )
+    after_replay = ("points", "tricks", "decisions", "passes")
     try:
         verdict = verify_deal(engine, entry, table.deal_seed)
     except GameError as exc:
-        problems.append(f"{where}: unreadable log: {exc}")
-        return DealAudit(deal.pk, table.pk, deal.index, False, tuple(problems))
+        checks.fail("actions", f"{where}: unreadable log: {exc}")
+        checks.skip(after_replay, "the log could not be re-played")
+        return _deal_audit(deal, checks)
     if not verdict.ok:
         step = f" (action {verdict.step})" if verdict.step is not None else ""
-        problems.append(f"{where}{step}: {verdict.message}")
-        return DealAudit(deal.pk, table.pk, deal.index, False, tuple(problems))
+        checks.fail("actions", f"{where}{step}: {verdict.message}")
+        checks.skip(after_replay, "the re-play stopped at the faulty action")
+        return _deal_audit(deal, checks)
     state = engine.deal_from_record(deal.index, deal.record)
     actions = entry["actions"]
     assert isinstance(actions, list)
     for _, action in actions:
         state.apply_action(action)
     if deal.points != state.points():
-        problems.append(f"{where}: the row says {deal.points}, the replay {state.points()}")
+        checks.fail("points", f"{where}: the row says {deal.points}, the replay {state.points()}")
     rows = [(t.leader, list(t.cards), t.winner, t.points) for t in deal.tricks.order_by("number")]
     replayed = [(t.leader, list(t.cards), t.winner, t.points) for t in state.tricks()]
     if rows != replayed:
-        problems.append(f"{where}: the trick rows differ from the replay")
+        checks.fail("tricks", f"{where}: the trick rows differ from the replay")
     decisions = [[d.seat, d.action] for d in deal.decision_set.order_by("step")]
     if decisions != [list(a) for a in actions]:
-        problems.append(f"{where}: the decision rows differ from the log")
+        checks.fail("decisions", f"{where}: the decision rows differ from the log")
     if deal.passes != engine.passes(actions):
-        problems.append(f"{where}: the passes differ from the log")
-    return DealAudit(deal.pk, table.pk, deal.index, not problems, tuple(problems))
+        checks.fail("passes", f"{where}: the passes differ from the log")
+    return _deal_audit(deal, checks)
+
+
+def _deal_audit(deal: Deal, checks: _Checks) -> DealAudit:
+    problems = checks.problems
+    return DealAudit(
+        deal.pk,
+        deal.table_id,
+        deal.index,
+        not problems,
+        problems,
+        tuple(
+            Check(
+                name=name,
+                description=description,
+                verdict=checks.verdict(name),
+                detail=checks.skipped.get(name, ""),
+                problems=tuple(checks.found[name]),
+            )
+            for name, description in DEAL_CHECKS
+        ),
+    )
+
+
+# The checks of a tournament besides its deals', in the order the page lists them.
+TOURNAMENT_CHECKS = (
+    ("commitment", "The seed matches the commitment published when the tournament was created."),
+    ("table_seeds", "Each table's deal seed comes from that seed."),
+    ("deals_present", "Each recorded table has all its deals, numbered from the first on."),
+)
+SEATS_CHECK = (
+    "seats",
+    "Each table's seats' scores and places follow from its deals' points.",
+)
 
 
 def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> TournamentAudit:
@@ -110,20 +221,26 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
     the seed is revealed, the commitment and every table's deal seed. With ``shown_only``,
     only the tables whose play may be shown (``visibility.tables_shown_q``): a problem names
     a table's scores, places and seeds, so a public report leaves out a duplicate round
-    still being played."""
-    problems: list[str] = []
+    still being played. ``checks``: each check with its verdict (the deals' checks over every
+    deal); ``problems`` gathers what they found."""
+    names = [name for name, _ in TOURNAMENT_CHECKS]
+    deal_names = [f"deal:{name}" for name, _ in DEAL_CHECKS]
+    checks = _Checks([*names, *deal_names, SEATS_CHECK[0]])
     commitment_ok: bool | None = None
     seed = visibility.shown_seed(tournament=tournament)
     if seed is not None:
         commitment_ok = seeds.commitment_matches(seed, tournament.commitment)
         if not commitment_ok:
-            problems.append("the revealed seed does not match the published commitment")
+            checks.fail("commitment", "the revealed seed does not match the published commitment")
+    else:
+        checks.skip(["commitment", "table_seeds"], "the seed is secret until the end")
     engine = judging.tournament_engine(tournament=tournament)
     tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE)
     if shown_only:
         tables = tables.filter(visibility.tables_shown_q())
     tables = tables.select_related("round", "tournament").order_by("round__number", "number")
     deal_count = table_count = 0
+    not_checked: dict[str, int] = defaultdict(int)  # deal check -> deals where it was not made
     for table in tables:
         table_count += 1
         where = f"round {table.round.number} table {table.number}"
@@ -135,16 +252,24 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
                 duplicate=tournament.duplicate,
             )
             if expected != table.deal_seed:
-                problems.append(f"{where}: its deal seed does not come from the revealed seed")
+                checks.fail(
+                    "table_seeds", f"{where}: its deal seed does not come from the revealed seed"
+                )
         deal_points = []
         deals = list(Deal.objects.filter(table=table).order_by("index"))
         if [d.index for d in deals] != list(range(tournament.deals_per_table)):
-            problems.append(f"{where}: expected deals 0..{tournament.deals_per_table - 1}")
+            checks.fail(
+                "deals_present", f"{where}: expected deals 0..{tournament.deals_per_table - 1}"
+            )
         for deal in deals:
             deal.table = table
             deal_count += 1
             audit = deal_audit(deal=deal, engine=engine)
-            problems.extend(audit.problems)
+            for check in audit.checks:
+                for problem in check.problems:
+                    checks.fail(f"deal:{check.name}", problem)
+                if check.verdict is Verdict.NOT_CHECKED:
+                    not_checked[check.name] += 1
             deal_points.append(list(deal.points))
         if not deal_points:
             continue
@@ -152,10 +277,51 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
         places = engine.places(scores)
         seats = list(table.seats.order_by("position"))
         if [s.score for s in seats] != scores or [s.place for s in seats] != places:
-            problems.append(
+            checks.fail(
+                SEATS_CHECK[0],
                 f"{where}: seats say scores {[s.score for s in seats]} places "
-                f"{[s.place for s in seats]}, the deals give {scores} and {places}"
+                f"{[s.place for s in seats]}, the deals give {scores} and {places}",
             )
+    if not table_count:
+        checks.skip([*names[1:], *deal_names, SEATS_CHECK[0]], "no table recorded yet")
+    tables_words = f"{table_count} table{'s' if table_count != 1 else ''}"
+    deals_words = f"{deal_count} deal{'s' if deal_count != 1 else ''}"
+    listed = [
+        *TOURNAMENT_CHECKS,
+        *(
+            (f"deal:{name}", f"Every deal: {words[0].lower()}{words[1:]}")
+            for name, words in DEAL_CHECKS
+        ),
+        SEATS_CHECK,
+    ]
+    result = []
+    for name, description in listed:
+        verdict = checks.verdict(name)
+        detail = checks.skipped.get(name, "")
+        if not detail and name != "commitment":
+            if name.startswith("deal:"):
+                skipped = not_checked[name.removeprefix("deal:")]
+                detail = f"over {deals_words}" + (
+                    f" ({skipped} not re-played: see the failed checks)" if skipped else ""
+                )
+            else:
+                detail = f"over {tables_words}"
+        result.append(
+            Check(
+                name=name,
+                description=description,
+                verdict=verdict,
+                detail=detail,
+                problems=tuple(checks.found[name]),
+            )
+        )
+    problems = checks.problems
     return TournamentAudit(
-        tournament.pk, not problems, deal_count, table_count, tuple(problems), commitment_ok
+        tournament.pk,
+        not problems,
+        deal_count,
+        table_count,
+        problems,
+        commitment_ok,
+        tuple(result),
     )
