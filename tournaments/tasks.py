@@ -12,7 +12,8 @@ Task policy (docs/operations.md):
   (:func:`tournaments.worker_process.out_of_rotation`).
 * ``table_sweep`` runs the sweep if no worker ran it this period (workers run it on their own
   timer; beat or an operator may send it too).
-* ``bot_version_validate`` plays a new upload at a short sandboxed table.
+* ``bot_version_validate`` plays a new upload at a short sandboxed table; when the database or
+  the broker is away its message goes back to the queue (no countdown in a worker's memory).
 * ``match_batch_run`` plays a batch of a match (services.matches): like ``table_run``, late
   acknowledged, safe to run twice, never retried from memory (the match sweep sends it again).
 * ``worker_heartbeat_record`` records that the worker that ran it is alive (workers record
@@ -35,14 +36,6 @@ from tournaments.services.tables import WorkerOutOfRotation
 
 # Before a table's message goes back to the queue because the database is away.
 REQUEUE_PAUSE_SECONDS = 2.0
-
-RETRY_POLICY: dict[str, Any] = {
-    "autoretry_for": INFRASTRUCTURE_ERRORS,
-    "retry_backoff": 2,
-    "retry_backoff_max": 300,
-    "retry_jitter": True,
-    "max_retries": 8,
-}
 
 
 @shared_task(bind=True, name=queue.WORKER_HEARTBEAT_RECORD, ignore_result=False)
@@ -105,14 +98,15 @@ def table_sweep(self: Task) -> dict[str, Any] | None:
     return None if report is None else report.as_json()
 
 
-@shared_task(
-    bind=True,
-    name=queue.BOT_VERSION_VALIDATE,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    **RETRY_POLICY,
-)
+@shared_task(bind=True, name=queue.BOT_VERSION_VALIDATE, acks_late=True, reject_on_worker_lost=True)
 def bot_version_validate(self: Task, version_id: int) -> dict[str, Any]:
-    """Validate a new bot version at a short sandboxed table against built-in bots."""
-    version = services.bot_version_validate(version_id=version_id)
+    """Validate a new bot version at a short sandboxed table against built-in bots. If the
+    infrastructure is away, the version is pending again (the service) and the message goes
+    back to the queue, as a table's does."""
+    try:
+        version = services.bot_version_validate(version_id=version_id)
+    except INFRASTRUCTURE_ERRORS as exc:
+        time.sleep(REQUEUE_PAUSE_SECONDS)
+        message = "the infrastructure is away: the validation goes back to the queue"
+        raise Reject(message, requeue=True) from exc
     return {"version": version.pk, "status": version.status}

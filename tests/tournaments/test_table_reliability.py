@@ -314,3 +314,21 @@ def test_a_table_message_goes_back_to_the_queue_when_the_database_is_away(
     with pytest.raises(Reject) as rejected:
         tasks.table_run.run(12345)
     assert rejected.value.requeue is True
+
+
+def test_a_validation_goes_back_to_the_queue_when_the_database_is_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from celery.exceptions import Reject
+    from django.db import OperationalError
+
+    from tournaments import tasks
+
+    def database_away(**_: Any) -> None:
+        raise OperationalError("connection to server failed: Connection refused")
+
+    monkeypatch.setattr(services, "bot_version_validate", database_away)
+    monkeypatch.setattr(tasks, "REQUEUE_PAUSE_SECONDS", 0.0)
+    with pytest.raises(Reject) as rejected:
+        tasks.bot_version_validate.run(12345)
+    assert rejected.value.requeue is True
