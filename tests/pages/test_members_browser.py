@@ -220,3 +220,17 @@ def test_an_organisers_whole_story(
     table.refresh_from_db()
     assert table.status == Table.Status.DONE, live_worker.log()
     assert not unexpected(console_errors)
+
+
+def test_a_form_is_sent_once(page: Any, live_server: Any, settings: Any) -> None:
+    """A second click sends nothing: the form's buttons are disabled once it is sent."""
+    settings.TAPIS_ALLOW_SIGNUP = True
+    page.goto("/accounts/signup/")
+    # Keep the page (no navigation) to look at the button after the submission.
+    page.evaluate("window.addEventListener('submit', (e) => e.preventDefault(), true)")
+    page.fill("#id_username", "twice")
+    page.fill("#id_password", "a-long-Passw0rd!")
+    button = page.get_by_role("button", name="Create my account")
+    expect(button).to_be_enabled()
+    button.click()
+    expect(button).to_be_disabled()
