@@ -3,6 +3,7 @@ bots sandboxed): the standings update without a reload, and nothing of a running
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any
@@ -62,6 +63,10 @@ def test_standings_update_live_while_a_worker_plays(
     # And the standings' intervals, drawn once the tables' results are shown.
     expect(page.locator("#standings svg.ci-bar")).to_have_count(4)
     assert page.evaluate("window.tapisMark") == "kept"
+    shots = os.environ.get("TAPIS_SHOTS")
+    if shots:  # for people to look at: TAPIS_SHOTS=/tmp/shots
+        page.locator("#tournament-live").screenshot(path=f"{shots}/site2-live-standings.png")
+        page.locator("#tournament-rounds").screenshot(path=f"{shots}/site2-live-rounds.png")
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED, live_worker.log()
     # The standings the page shows are the final ones: points 4+2+1+0 per table, two tables.
