@@ -18,9 +18,9 @@ It prints figures and asserts nothing (goal: at least 100 deals/s).
 The workers run as in production: bots forked from zygotes (``TAPIS_BOT_ZYGOTES``, on by
 default; ``--no-zygotes`` starts a sandbox and a Python for every seat of every table instead),
 the engine compiled when ``make compile`` built it (``games.ENGINE``). The warm-up tournament
-(the same 16 bot versions, one round of one deal) starts the workers' zygotes, as the first
-tables of a long-running worker would; the timed tournaments reuse them, which is what a
-worker does all day. The figures of the first run and the others would differ if they did not.
+(the same 16 bot versions, one round of one deal) warms the workers (imports, the compiled SDK).
+It no longer warms their zygotes: a zygote serves one version of one entry (docs/sandbox.md), so
+each timed tournament starts its entries' zygotes in its first tables, as a real one does.
 """
 
 from __future__ import annotations
