@@ -98,7 +98,12 @@ class _Step:
 # --- Hearts ------------------------------------------------------------------------------------
 
 
-def _hearts_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
+def _trick_state(
+    state: State, players: int, before: Mapping[str, JSON]
+) -> tuple[dict[str, JSON], list[dict[str, JSON]]]:
+    """The state keys every trick-taking game has (phase, seat to act, the trick on the table,
+    tricks finished and the one this step won, points taken, each hand), and each seat's
+    observation for the game's own keys."""
     views = [state.observation(s) for s in range(players)]
     public = views[0]
     trick = public["trick"]
@@ -114,10 +119,17 @@ def _hearts_state(state: State, players: int, before: Mapping[str, JSON]) -> dic
         "tn": done,
         "won": done - 1 if before and done > before.get("tn", 0) else None,  # type: ignore[operator]
         "pt": public["points_taken"],
-        "br": public["hearts_broken"],
     }
     for seat, view in enumerate(views):
         out[f"h{seat}"] = view["hand"]
+    return out, views
+
+
+def _hearts_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
+    out, views = _trick_state(state, players, before)
+    public = views[0]
+    out["br"] = public["hearts_broken"]
+    for seat, view in enumerate(views):
         out[f"p{seat}"] = view["passed"]
         out[f"r{seat}"] = view["received"]
         if "drawn" in view:
@@ -169,25 +181,8 @@ def _hearts_text(step: _Step) -> tuple[str, str, bool]:
 
 
 def _roi_state(state: State, players: int, before: Mapping[str, JSON]) -> dict[str, JSON]:
-    views = [state.observation(s) for s in range(players)]
-    public = views[0]
-    trick = public["trick"]
-    assert isinstance(trick, dict)
-    tricks = public["tricks"]
-    assert isinstance(tricks, list)
-    done = len(tricks)
-    out: dict[str, JSON] = {
-        "ph": public["phase"],
-        "act": public["to_act"],
-        "tr": trick["cards"],
-        "tl": trick["leader"],
-        "tn": done,
-        "won": done - 1 if before and done > before.get("tn", 0) else None,  # type: ignore[operator]
-        "pt": public["points_taken"],
-        "tk": public["tricks_taken"],
-    }
-    for seat, view in enumerate(views):
-        out[f"h{seat}"] = view["hand"]
+    out, views = _trick_state(state, players, before)
+    out["tk"] = views[0]["tricks_taken"]
     if state.is_terminal():
         out["pts"] = list[JSON](state.points())
     return out
