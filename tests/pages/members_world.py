@@ -7,12 +7,14 @@ none of them, and the running tournament's table failed by a worker (through the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.test import Client
+from django.db import transaction
+from django.test import Client, override_settings
 
-from tests.api.conftest import World, build_world, make_user
+from tests.api.conftest import FAST_HASHERS, World, build_world, make_user
 from tournaments import services
 from tournaments.models import Seat, Table
 
@@ -50,3 +52,15 @@ def build_members_world() -> MembersWorld:
     )
     table.refresh_from_db()
     return MembersWorld(api=api, users=users, failed=table)
+
+
+def members_world_for_module(django_db_blocker: Any) -> Iterator[MembersWorld]:
+    """The body of a module-scoped fixture: one world for the whole module, built once in a
+    transaction that is rolled back when the module is done."""
+    with (
+        django_db_blocker.unblock(),
+        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
+        transaction.atomic(),
+    ):
+        yield build_members_world()
+        transaction.set_rollback(True)

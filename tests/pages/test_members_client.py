@@ -13,28 +13,21 @@ from django.contrib.auth.models import Group, User
 from django.core import mail
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
-from django.db import transaction
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import reverse
 
 from api.models import ApiToken
 from api.permissions import ORGANISERS_GROUP, is_organiser
 from judge.seats import LOG_CUT_NOTE
 from tests.api.conftest import BOT_FILE, FAST_HASHERS, make_user, ready_version
-from tests.pages.members_world import MembersWorld, build_members_world
+from tests.pages.members_world import MembersWorld, members_world_for_module
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Entry, Table, Tournament
 
 
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[MembersWorld]:
-    with (
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
-        transaction.atomic(),
-    ):
-        yield build_members_world()
-        transaction.set_rollback(True)
+    yield from members_world_for_module(django_db_blocker)
 
 
 @pytest.fixture

@@ -14,12 +14,10 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
-from django.test import override_settings
 from django.urls import reverse
 
 from tests.api.conftest import BOT_FILE, FAST_HASHERS, ready_version
-from tests.pages.members_world import ROLES, MembersWorld, build_members_world
+from tests.pages.members_world import ROLES, MembersWorld, members_world_for_module
 
 ANON, AUTHOR, OTHER, ORGANISER, OTHER_ORGANISER, STAFF = ROLES
 LOGIN = "login"
@@ -237,13 +235,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def _module_world(django_db_setup: None, django_db_blocker: Any) -> Iterator[MembersWorld]:
-    with (
-        django_db_blocker.unblock(),
-        override_settings(PASSWORD_HASHERS=FAST_HASHERS),
-        transaction.atomic(),
-    ):
-        yield build_members_world()
-        transaction.set_rollback(True)
+    yield from members_world_for_module(django_db_blocker)
 
 
 @pytest.fixture
