@@ -105,7 +105,13 @@ def console_errors(page: Any) -> list[str]:
     page.on("pageerror", lambda error: errors.append(f"exception: {error}"))
     page.on(
         "requestfailed",
-        lambda request: errors.append(f"request failed: {request.url} {request.failure}"),
+        lambda request: (
+            errors.append(f"request failed: {request.url} {request.failure}")
+            # A load the browser cancelled itself (the next navigation began before the
+            # favicon of the last page came) is not a failure of the site.
+            if "ERR_ABORTED" not in str(request.failure)
+            else None
+        ),
     )
     return errors
 
