@@ -486,6 +486,8 @@ TAPIS_TABLE_MAX_CLAIMS = int(env_str("TAPIS_TABLE_MAX_CLAIMS", "10"))
 TAPIS_SWEEP_SECONDS = float(env_str("TAPIS_SWEEP_SECONDS", "30"))
 TAPIS_WORKER_HEARTBEAT_SECONDS = float(env_str("TAPIS_WORKER_HEARTBEAT_SECONDS", "10"))
 TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
+# A version validating this long (build and table) lost its worker: the sweep sends it again.
+TAPIS_VALIDATION_LEASE_SECONDS = float(env_str("TAPIS_VALIDATION_LEASE_SECONDS", "900"))
 # Batches of all matches ("is v2 better?") in flight at once: their fair share of the workers.
 TAPIS_MATCH_BATCHES = int(env_str("TAPIS_MATCH_BATCHES", "1"))
 TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))

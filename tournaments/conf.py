@@ -32,6 +32,10 @@ environment (README.md and docs/operations.md document each one).
 ``TAPIS_PENDING_REQUEUE_SECONDS``
     A table still pending this long after it was queued is queued again by the sweep (its
     message was lost, e.g. with a broker restart). Default 600.
+``TAPIS_VALIDATION_LEASE_SECONDS``
+    A version still validating this long after a worker took it lost that worker (a build
+    and a validation table take a few minutes at most): the sweep sends it again, and rejects
+    it after ``TAPIS_TABLE_MAX_ATTEMPTS`` workers took it without an answer. Default 900.
 ``TAPIS_BOT_CACHE_DIR``
     Where workers keep bot uploads (by SHA-256) to hand them to the judge. Default
     ``var/bot-cache``.
@@ -78,6 +82,10 @@ def max_attempts() -> int:
 
 def pending_requeue_seconds() -> float:
     return float(settings.TAPIS_PENDING_REQUEUE_SECONDS)
+
+
+def validation_lease_seconds() -> float:
+    return float(settings.TAPIS_VALIDATION_LEASE_SECONDS)
 
 
 def bot_cache_dir() -> Path:

@@ -32,6 +32,8 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 PROBE = Path(__file__).resolve().parent / "probe.py"
 LEASE_SECONDS = 4
 SWEEP_SECONDS = 2
+# Validations renew no lease: longer than a validation of the fault suite's bots (~8 s).
+VALIDATION_LEASE_SECONDS = 20
 # Recovery times measured by the tests, printed at the end of the session.
 RECOVERIES: list[tuple[str, str, float]] = []
 
@@ -192,6 +194,7 @@ class Cluster:
             "TAPIS_SWEEP_SECONDS": str(SWEEP_SECONDS),
             "TAPIS_WORKER_HEARTBEAT_SECONDS": "1",
             "TAPIS_PENDING_REQUEUE_SECONDS": "120",
+            "TAPIS_VALIDATION_LEASE_SECONDS": str(VALIDATION_LEASE_SECONDS),
             "TAPIS_VAR_DIR": str(self.root / "var"),
             "PYTHONUNBUFFERED": "1",
             **extra,

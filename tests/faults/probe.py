@@ -3,10 +3,13 @@ instances' environment (the test process's Django talks to the machine's test da
 
     python tests/faults/probe.py create --entries 8 --rounds 2 --deals 3 [--bot slow]
     python tests/faults/probe.py check TOURNAMENT_ID
+    python tests/faults/probe.py upload --think 0.3
 
 ``create`` makes a tournament of sandboxed slow bots through the services, starts it and prints
 its id; ``check`` prints, as JSON, what the suite asserts: each table's status and deals,
-duplicates, the audit, the rating changes.
+duplicates, the audit, the rating changes; ``upload`` uploads a new version of a bot that
+thinks ``--think`` seconds a decision (queued for validation: a worker takes it) and prints its
+id.
 """
 
 from __future__ import annotations
@@ -48,6 +51,21 @@ def create(entries: int, rounds: int, deals: int, bot: str) -> int:
         enter(tournament, file_version(BotFactory.create(owner=owner, name=f"bot-{run}-{n}"), bot))
     services.tournament_start(tournament=tournament)
     return tournament.pk
+
+
+def upload(think: float) -> int:
+    import uuid
+
+    from tests.tournaments.factories import BOTS_DIR, UserFactory
+    from tournaments import services
+
+    run = uuid.uuid4().hex[:8]
+    source = (BOTS_DIR / "slow.py").read_text().replace("sleep(0.03)", f"sleep({think!r})")
+    assert f"sleep({think!r})" in source
+    owner = UserFactory.create(username=f"uploader-{run}")
+    bot = services.bot_create(owner=owner, name=f"thinker-{run}", game="hearts")
+    version = services.bot_version_create(bot=bot, content=source.encode(), filename="bot.py")
+    return version.pk
 
 
 def check(tournament_id: int) -> dict[str, object]:
@@ -97,6 +115,8 @@ def main() -> None:
     make.add_argument("--rounds", type=int, default=2)
     make.add_argument("--deals", type=int, default=3)
     make.add_argument("--bot", default="slow")
+    send = sub.add_parser("upload")
+    send.add_argument("--think", type=float, default=0.3)
     look = sub.add_parser("check")
     look.add_argument("tournament", type=int)
     args = parser.parse_args()
@@ -106,6 +126,8 @@ def main() -> None:
     django.setup()
     if args.command == "create":
         print(create(args.entries, args.rounds, args.deals, args.bot))
+    elif args.command == "upload":
+        print(upload(args.think))
     else:
         print(json.dumps(check(args.tournament)))
 

@@ -259,6 +259,31 @@ def test_beat_killed_and_a_worker_lost(cluster: Cluster, workers: Callable[..., 
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def test_sigkill_of_the_worker_validating_a_version(
+    cluster: Cluster, workers: Callable[..., Worker]
+) -> None:
+    a = workers("validate-a")
+    version = int(cluster.probe("upload", "--think", "0.3"))  # ~26 decisions: ~8 s
+
+    def status() -> tuple[str, int]:
+        rows = cluster.query(
+            "SELECT status, validation_attempts FROM tournaments_botversion WHERE id = %s",
+            version,
+        )
+        return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
+
+    wait_for(lambda: status()[0] == "validating", TIMEOUT, "the validation to start", a)
+    a.kill()
+    injected = time.monotonic()
+    assert status() == ("validating", 1)  # the dead worker's claim stays until its lease ends
+    b = workers("validate-b")
+    wait_for(lambda: status()[0] not in ("pending", "validating"), TIMEOUT, "a verdict", b)
+    note_recovery(
+        "SIGKILL of the worker validating a version", "ready", time.monotonic() - injected
+    )
+    assert status() == ("ready", 2), b.log()
+
+
 @contextlib.contextmanager
 def full_tmpfs(path: Path) -> Iterator[Path]:
     path.mkdir(parents=True, exist_ok=True)

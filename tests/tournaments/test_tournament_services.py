@@ -24,7 +24,7 @@ from tests.tournaments.factories import (
     file_version,
     make_tournament,
 )
-from tournaments import seeds, selectors, services
+from tournaments import queue, seeds, selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotVersion,
@@ -41,6 +41,7 @@ from tournaments.models import (
     Trick,
     WorkerHeartbeat,
 )
+from tournaments.services import bots as bots_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -628,6 +629,90 @@ def test_a_bot_that_plays_illegal_cards_is_rejected_with_a_reason() -> None:
     services.bot_version_revalidate(version=version)
     version.refresh_from_db()
     assert version.status == BotVersion.Status.PENDING
+
+
+def test_a_validation_whose_worker_died_is_sent_again_then_taken_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(queue, "bot_version_validate", lambda version_id: sent.append(version_id))
+    bot = services.bot_create(owner=UserFactory.create(), name="Orphan", game="hearts")
+    source = (file_version.__globals__["BOTS_DIR"] / "first_legal.py").read_bytes()
+    version = services.bot_version_create(bot=bot, content=source, filename="first_legal.py")
+    assert sent == [version.pk]
+    # A worker took it and died: still within its lease, nobody touches it.
+    long_ago = timezone.now() - timedelta(hours=1)
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=BotVersion.Status.VALIDATING,
+        validation_started_at=timezone.now(),
+        validation_attempts=1,
+    )
+    assert services.bot_version_sweep() == []
+    assert services.bot_version_validate(version_id=version.pk).status == "validating"
+    # Its lease ran out: sent again, pending.
+    BotVersion.objects.filter(pk=version.pk).update(validation_started_at=long_ago)
+    assert services.bot_version_sweep() == [version.pk]
+    assert sent == [version.pk, version.pk]
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.PENDING
+    # The first message, delivered again by the broker, may also take over a lapsed lease.
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=BotVersion.Status.VALIDATING, validation_started_at=long_ago
+    )
+    version = services.bot_version_validate(version_id=version.pk)
+    assert version.status == BotVersion.Status.READY, version.report
+    assert BotVersion.objects.get(pk=version.pk).validation_attempts == 2
+    assert services.bot_version_sweep() == []
+
+
+def test_a_version_every_worker_died_under_ends_rejected() -> None:
+    bot = services.bot_create(owner=UserFactory.create(), name="Killer", game="hearts")
+    source = (file_version.__globals__["BOTS_DIR"] / "first_legal.py").read_bytes()
+    version = services.bot_version_create(bot=bot, content=source, filename="first_legal.py")
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=BotVersion.Status.VALIDATING,
+        validation_started_at=timezone.now() - timedelta(hours=1),
+        validation_attempts=3,
+    )
+    assert services.bot_version_sweep() == []
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert "ended 3 times without an answer" in version.report["reason"]
+    # The author (or staff) may try again: a fresh count.
+    services.bot_version_revalidate(version=version)
+    version.refresh_from_db()
+    assert (version.status, version.validation_attempts) == (BotVersion.Status.PENDING, 0)
+
+
+def test_a_lost_validation_message_is_sent_again_once_per_period(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(queue, "bot_version_validate", lambda version_id: sent.append(version_id))
+    bot = services.bot_create(owner=UserFactory.create(), name="Lost", game="hearts")
+    source = (file_version.__globals__["BOTS_DIR"] / "first_legal.py").read_bytes()
+    version = services.bot_version_create(bot=bot, content=source, filename="first_legal.py")
+    assert services.bot_version_sweep() == []  # just sent
+    later = timezone.now() + timedelta(hours=1)
+    assert services.bot_version_sweep(now=later) == [version.pk]
+    assert services.bot_version_sweep(now=later) == []  # sent again at `later`: not yet lost
+    assert sent == [version.pk, version.pk]
+
+
+def test_a_late_worker_does_not_overwrite_the_validation_that_took_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bot = services.bot_create(owner=UserFactory.create(), name="Slowpoke", game="hearts")
+    source = (file_version.__globals__["BOTS_DIR"] / "first_legal.py").read_bytes()
+    version = services.bot_version_create(bot=bot, content=source, filename="first_legal.py")
+
+    def taken_over_meanwhile(version: BotVersion) -> dict[str, Any]:
+        # While this worker plays, its lease runs out and another worker takes the version.
+        BotVersion.objects.filter(pk=version.pk).update(validation_started_at=timezone.now())
+        return {"ok": False, "reason": "stale"}
+
+    monkeypatch.setattr(bots_service, "_validation_report", taken_over_meanwhile)
+    assert services.bot_version_validate(version_id=version.pk).status == "validating"
 
 
 def test_a_table_that_cannot_be_played_fails_for_an_operator_to_rerun() -> None:

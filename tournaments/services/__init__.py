@@ -33,6 +33,7 @@ from tournaments.services.bots import (
     bot_create,
     bot_version_create,
     bot_version_revalidate,
+    bot_version_sweep,
     bot_version_validate,
 )
 from tournaments.services.lifecycle import (
@@ -96,6 +97,7 @@ __all__ = [
     "bot_create",
     "bot_version_create",
     "bot_version_revalidate",
+    "bot_version_sweep",
     "bot_version_validate",
     "deal_audit",
     "entry_disqualify",

@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 import games
@@ -100,6 +102,7 @@ def bot_version_create(
             report=report,
             validated_at=timezone.now() if builtin else None,
             runtime=runtime,
+            validation_queued_at=None if builtin else timezone.now(),
         )
         if not builtin:
             queue.bot_version_validate(version_id=version.pk)
@@ -122,26 +125,88 @@ def _check_package(data: bytes, filename: str) -> str:
 def bot_version_validate(*, version_id: int) -> BotVersion:
     """Run a pending version in the sandbox at a short table against built-in bots; it becomes
     ready if it played every decision cleanly, rejected otherwise (the report says why).
-    Running it twice validates once."""
-    claimed = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.VALIDATING
+    Running it twice validates once; a version whose validation lease ran out (its worker died)
+    is taken over."""
+    now = timezone.now()
+    lapsed = now - timedelta(seconds=conf.validation_lease_seconds())
+    claimed = BotVersion.objects.filter(
+        Q(status=BotVersion.Status.PENDING)
+        | Q(status=BotVersion.Status.VALIDATING, validation_started_at__lt=lapsed),
+        pk=version_id,
+    ).update(
+        status=BotVersion.Status.VALIDATING,
+        validation_started_at=now,
+        validation_attempts=F("validation_attempts") + 1,
     )
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if not claimed:
         return version
+    mine = BotVersion.objects.filter(
+        pk=version_id, status=BotVersion.Status.VALIDATING, validation_started_at=now
+    )
     try:
         report = _validation_report(version)
     except BaseException:
-        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
-            status=BotVersion.Status.PENDING
-        )
+        mine.update(status=BotVersion.Status.PENDING, validation_started_at=None)
         raise
     status = BotVersion.Status.READY if report["ok"] else BotVersion.Status.REJECTED
-    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.VALIDATING).update(
-        status=status, report=report, validated_at=timezone.now()
-    )
+    mine.update(status=status, report=report, validated_at=timezone.now())
     version.refresh_from_db(fields=["status", "report", "validated_at", "toolchain"])
     return version
+
+
+def bot_version_sweep(*, now: datetime | None = None) -> list[int]:
+    """The sweep's part for versions (run with the tables' sweep): a version whose validation
+    lease ran out (its worker died, or was cut off) is sent again, or rejected once
+    ``TAPIS_TABLE_MAX_ATTEMPTS`` workers took it without an answer (a version that kills
+    every worker it meets ends rejected, not validated for ever); a pending version whose
+    message seems lost is sent again. Every change is a compare-and-set. Returns the versions
+    sent again."""
+    now = now or timezone.now()
+    lapsed = now - timedelta(seconds=conf.validation_lease_seconds())
+    stale = now - timedelta(seconds=conf.pending_requeue_seconds())
+    Status = BotVersion.Status
+    expired = BotVersion.objects.filter(
+        status=Status.VALIDATING, validation_started_at__lt=lapsed
+    ).values_list("pk", "validation_started_at", "validation_attempts")
+    resent = []
+    for pk, started, attempts in expired:
+        this = BotVersion.objects.filter(
+            pk=pk, status=Status.VALIDATING, validation_started_at=started
+        )
+        if attempts >= conf.max_attempts():
+            reason = (
+                f"the validation ended {attempts} times without an answer: the worker running it "
+                "died or was cut off each time"
+            )
+            this.update(
+                status=Status.REJECTED,
+                validated_at=now,
+                report={"ok": False, "reason": reason, "attempts": attempts},
+            )
+            log.warning("version %s rejected: %s", pk, reason)
+            continue
+        with transaction.atomic():
+            if this.update(status=Status.PENDING, validation_queued_at=now):
+                queue.bot_version_validate(version_id=pk)
+                resent.append(pk)
+    lost = BotVersion.objects.filter(
+        Q(validation_queued_at__lt=stale)
+        | Q(validation_queued_at__isnull=True, created_at__lt=stale),
+        status=Status.PENDING,
+    ).values_list("pk", "validation_queued_at")
+    for pk, queued in lost:
+        with transaction.atomic():
+            if BotVersion.objects.filter(
+                Q(validation_queued_at=queued) if queued else Q(validation_queued_at__isnull=True),
+                pk=pk,
+                status=Status.PENDING,
+            ).update(validation_queued_at=now):
+                queue.bot_version_validate(version_id=pk)
+                resent.append(pk)
+    if resent:
+        log.info("sweep: versions sent again for validation: %s", resent)
+    return resent
 
 
 def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
@@ -149,7 +214,13 @@ def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
     with transaction.atomic():
         updated = BotVersion.objects.filter(
             pk=version.pk, status=BotVersion.Status.REJECTED
-        ).update(status=BotVersion.Status.PENDING, report={}, validated_at=None)
+        ).update(
+            status=BotVersion.Status.PENDING,
+            report={},
+            validated_at=None,
+            validation_queued_at=timezone.now(),
+            validation_attempts=0,
+        )
         if not updated:
             raise ApplicationError(
                 f"{version.label} is {version.status}: only a rejected version is validated again",

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from tournaments import conf
 from tournaments.models import Housekeeping, WorkerHeartbeat
+from tournaments.services.bots import bot_version_sweep
 from tournaments.services.matches import match_sweep
 from tournaments.services.tables import SweepReport, table_sweep
 
@@ -92,6 +93,7 @@ def sweep_if_due(*, by: str, force: bool = False) -> SweepReport | None:
         return None
     report = table_sweep()
     match_sweep()
+    bot_version_sweep()
     Housekeeping.objects.filter(name=SWEEP).update(
         last_done_at=timezone.now(), last_report={**report.as_json(), "by": by}
     )
