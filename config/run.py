@@ -54,9 +54,9 @@ def _prepare() -> None:
     django.setup()
     call_command("migrate", interactive=False, verbosity=0)
     call_command("demo_admin")
-    # Hook for later issues: demo bots and a demo tournament.
+    # Demo bots, the demo tournament and the gallery (a tournament of each game, an open one).
     if "demo" in get_commands():
-        call_command("demo")
+        call_command("demo", "--gallery")
     connections.close_all()
 
 

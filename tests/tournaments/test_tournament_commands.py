@@ -6,8 +6,11 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 
 from tournaments import selectors
+from tournaments.management.commands.demo import DEMO_NAME, GALLERY
 from tournaments.models import Deal, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,6 +32,34 @@ def test_the_demo_plays_a_finished_tournament_once() -> None:
     assert "already played" in again.getvalue()
     call_command("demo", "--again", "--rounds", "1", stdout=io.StringIO())
     assert Tournament.objects.filter(status=Tournament.Status.FINISHED).count() == 2
+
+
+def test_the_demo_gallery_has_a_page_of_each_kind_for_every_game(client: Client) -> None:
+    call_command("demo", "--gallery", "--rounds", "1", "--deals", "2", stdout=io.StringIO())
+    call_command("demo", "--gallery", stdout=io.StringIO())  # the second time adds nothing
+    tournaments = Tournament.objects.order_by("pk")
+    assert tournaments.count() == 1 + len(GALLERY)
+    finished = tournaments.filter(status=Tournament.Status.FINISHED)
+    assert {t.game for t in finished} == {"hearts", "roi", "dutch"}
+    assert finished.filter(duplicate=True).exists()
+    opened = tournaments.get(status=Tournament.Status.OPEN)
+    assert opened.entries.exists()
+    # The home page starts from the cup, the last finished.
+    home = client.get(reverse("home")).content.decode()
+    cup = tournaments.get(name=DEMO_NAME)
+    assert reverse("tournaments:tournament-detail", args=[cup.pk]) in home.split("Running now")[0]
+    assert opened.name in home
+    for tournament in tournaments:
+        page = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk]))
+        assert page.status_code == 200, tournament.name
+    for tournament in finished:
+        deal = Deal.objects.filter(table__tournament=tournament).order_by("pk").first()
+        assert deal is not None, tournament.name
+        replay = client.get(reverse("tournaments:deal", args=[deal.pk]))
+        assert replay.status_code == 200, tournament.name
+        assert ("Traveller:" in replay.content.decode()) == tournament.duplicate
+        table = client.get(reverse("tournaments:table-detail", args=[deal.table_id]))
+        assert table.status_code == 200, tournament.name
 
 
 def test_audit_tournament_reports_and_fails_on_a_tampered_deal() -> None:

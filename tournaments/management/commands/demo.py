@@ -1,8 +1,10 @@
 """``manage.py demo``: demo users, built-in bots as entries and a small finished tournament.
 
-``make run`` calls it before starting the web server, so a newcomer finds a finished tournament
-with its standings in the admin. It plays the tables in this process (no worker needed) and does
-nothing the second time, unless ``--again`` asks for one more tournament.
+``make run`` calls it (with ``--gallery``) before starting the web server, so a newcomer finds a
+finished tournament with its standings, and, with the gallery, one finished tournament of each
+other game (a Jeu du Roi, a Dutch), a duplicate one (its deals' travellers) and one open for
+registration: every page has something to show. It plays the tables in this process (no worker
+needed) and does nothing the second time, unless ``--again`` asks for one more tournament.
 """
 
 from __future__ import annotations
@@ -15,11 +17,21 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+import games
 from tournaments import selectors, services
 from tournaments.models import Bot, BotVersion, Tournament
 from tournaments.tournament_settings import TournamentSettings
 
 DEMO_NAME = "Demo cup: Dame de pique"
+# The gallery: (name, game, preset, rounds, deals per table, duplicate, played); the entries are
+# the demo users' bots of that game, built-in heuristic, lowest and random bots in turn.
+GALLERY = [
+    ("Demo: Jeu du Roi", "roi", None, 1, 10, False, True),
+    ("Demo: Dutch", "dutch", None, 2, 2, False, True),
+    ("Demo: duplicate Dame de pique", "hearts", "whisthub", 1, 2, True, True),
+    ("Demo: open for registration", "hearts", "whisthub", 3, 4, False, False),
+]
+GALLERY_BUILTINS = ["heuristic", "lowest", "random"]
 # (user, bot name, built-in bot)
 DEMO_BOTS = [
     ("alice", "Alice's heuristic", "heuristic"),
@@ -40,6 +52,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--again", action="store_true", help="play one more demo tournament even if one exists"
         )
+        parser.add_argument(
+            "--gallery",
+            action="store_true",
+            help="also a tournament of each other game, a duplicate one and an open one",
+        )
         parser.add_argument("--rounds", type=int, default=3)
         parser.add_argument("--deals", type=int, default=4, help="deals per table")
 
@@ -49,22 +66,26 @@ class Command(BaseCommand):
         existing = Tournament.objects.filter(
             name__startswith=DEMO_NAME, status=Tournament.Status.FINISHED
         ).first()
+        if options["gallery"]:  # first: the home page starts from the last finished, the cup
+            self._gallery()
         if existing is not None and not options["again"]:
             self.stdout.write(f"Demo tournament: {existing} (id {existing.pk}), already played")
-            return
+        else:
+            self._cup(options["rounds"], options["deals"])
+
+    def _cup(self, rounds: int, deals: int) -> None:
+        """The demo cup: the eight demo bots, Swiss seating, played here."""
         began = time.monotonic()
         versions = self._demo_bots()
-        organiser = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
-        if organiser is None:
-            organiser, _ = get_user_model().objects.get_or_create(username="organiser")
+        organiser = self._organiser()
         count = Tournament.objects.filter(name__startswith=DEMO_NAME).count()
         with transaction.atomic():
             tournament_settings = TournamentSettings(
                 name=DEMO_NAME if not count else f"{DEMO_NAME} #{count + 1}",
                 game="hearts",
                 preset="whisthub",
-                rounds=options["rounds"],
-                deals_per_table=options["deals"],
+                rounds=rounds,
+                deals_per_table=deals,
                 seating="swiss",
             )
             tournament = services.tournament_create(
@@ -87,17 +108,66 @@ class Command(BaseCommand):
                 f"  {row.rank}. {row.entry.version.label} ({float(row.points):g} points)"
             )
 
-    def _demo_bots(self) -> list[BotVersion]:
+    def _organiser(self) -> Any:
+        organiser = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+        if organiser is None:
+            organiser, _ = get_user_model().objects.get_or_create(username="organiser")
+        return organiser
+
+    def _gallery(self) -> None:
+        """The gallery's tournaments that are not there yet, each played (or left open)."""
+        organiser = self._organiser()
+        for name, game, preset, rounds, deals, duplicate, played in GALLERY:
+            if Tournament.objects.filter(name=name).exists():
+                continue
+            began = time.monotonic()
+            players = games.load(game, preset).players
+            count = players * 2 if duplicate else players + (0 if played else -1)
+            bots = [
+                (username, f"{username.capitalize()}'s {game} bot", GALLERY_BUILTINS[n % 3])
+                for n, (username, _, _) in enumerate(DEMO_BOTS[:count])
+            ]
+            versions = self._demo_bots(bots, game=game)
+            with transaction.atomic():
+                tournament = services.tournament_create(
+                    organiser=organiser,
+                    settings=TournamentSettings(
+                        name=name,
+                        game=game,
+                        preset=preset,
+                        rounds=rounds,
+                        deals_per_table=deals,
+                        duplicate=duplicate,
+                        seating="swiss" if rounds > 1 and not duplicate else "random",
+                    ),
+                )
+                services.tournament_open(tournament=tournament)
+                for version in versions:
+                    services.entry_register(
+                        tournament=tournament, version=version, user=version.bot.owner
+                    )
+            if played:
+                services.tournament_start(tournament=tournament)
+                services.tournament_run_here(tournament=tournament, worker="demo")
+                tournament.refresh_from_db()
+            self.stdout.write(
+                f"Demo tournament {name!r} (id {tournament.pk}): {tournament.status} "
+                f"in {time.monotonic() - began:.1f} s"
+            )
+
+    def _demo_bots(
+        self, bots: list[tuple[str, str, str]] = DEMO_BOTS, *, game: str = "hearts"
+    ) -> list[BotVersion]:
         users = get_user_model()
         versions = []
-        for username, bot_name, builtin in DEMO_BOTS:
+        for username, bot_name, builtin in bots:
             user, created = users.objects.get_or_create(username=username)
             if created:
                 user.set_unusable_password()
                 user.save(update_fields=["password"])
             bot = Bot.objects.filter(owner=user, name=bot_name).first()
             if bot is None:
-                bot = services.bot_create(owner=user, name=bot_name, game="hearts")
+                bot = services.bot_create(owner=user, name=bot_name, game=game)
             version = (
                 bot.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
             )
