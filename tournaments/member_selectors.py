@@ -21,8 +21,9 @@ import games
 from api.models import ApiToken
 from api.permissions import is_organiser, owns_bot, runs_tournament
 from judge.seats import LOG_CUT_NOTE
-from tournaments import selectors, visibility
+from tournaments import scoring, selectors, visibility
 from tournaments.models import Bot, BotVersion, Entry, Seat, Table, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -261,6 +262,34 @@ def organiser_page(*, user: Any, tournament_id: int) -> OrganiserPage:
         ),
         progress=selectors.tournament_progress(tournament=tournament) if started else None,
     )
+
+
+def tournament_game(*, tournament: Tournament) -> dict[str, Any]:
+    """The engine's declaration of the tournament's game (as :func:`game_catalogue`)."""
+    for game in games.catalogue():
+        if game["name"] == tournament.game:
+            return dict(game)
+    raise Http404("no such game")
+
+
+def tournament_form_initial(*, tournament: Tournament) -> dict[str, Any]:
+    """The settings of ``tournament`` as its settings form shows them: what the organiser
+    chose, with the engine's defaults left empty (the table size when it is the preset's: it
+    is then no ``players`` option; the place points when they are the default for the table
+    size), so that a new preset brings its own. ``options`` are the rule options but
+    ``players``."""
+    initial: dict[str, Any] = {
+        name: getattr(tournament, name)
+        for name in TournamentSettings.names()
+        if name not in ("table_size", "place_points")
+    }
+    options = dict(tournament.options or {})
+    initial["table_size"] = options.pop("players", None)
+    initial["options"] = options
+    points = list(tournament.place_points or [])
+    default = list(scoring.default_place_points(tournament.table_size))
+    initial["place_points"] = ", ".join(map(str, points)) if points != default else ""
+    return initial
 
 
 def run_entry(*, user: Any, tournament: Tournament, entry_id: int) -> Entry:

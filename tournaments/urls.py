@@ -58,6 +58,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("organise/new/", organising.tournament_new, name="tournament-new"),
     path("organise/<int:pk>/", organising.organise, name="organise"),
     path("organise/<int:pk>/progress/", organising.organise_progress, name="organise-progress"),
+    path("organise/<int:pk>/settings/", organising.organise_settings, name="organise-settings"),
     path(
         "organise/<int:pk>/<str:action>/",
         organising.organise_action,

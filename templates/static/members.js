@@ -4,6 +4,9 @@
 document.addEventListener("submit", (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-once")) return;
+  // A form that htmx sends (hx-post) is htmx's: it disables the form's buttons while the
+  // request is in flight (hx-disabled-elt) and enables them again if the answer never comes.
+  if (form.hasAttribute("hx-post") && window.htmx) return;
   if (form.dataset.sent === "yes") {
     event.preventDefault();
     return;

@@ -234,3 +234,93 @@ def test_a_form_is_sent_once(page: Any, live_server: Any, settings: Any) -> None
     expect(button).to_be_enabled()
     button.click()
     expect(button).to_be_disabled()
+
+
+def test_the_organiser_page_acts_without_a_reload(
+    page: Any, console_errors: list[str], live_server: Any
+) -> None:
+    """Open, start (the button disabled while its request is in flight: a second click sends
+    nothing), remove an entry and cancel, each answered in place by htmx: the page is never
+    reloaded, the result is said in the live region. (No worker: the tables wait.)"""
+    organiser = make_user("otto", organiser=True)
+    tournament = make_tournament(
+        organiser=organiser, name="Swift cup", rounds=1, deals_per_table=2, open_it=False
+    )
+    page.goto("/accounts/login/")
+    page.fill("#id_username", "otto")
+    page.fill("#id_password", "otto-secret-pw")
+    page.click("button[type=submit]")
+    page.goto(f"/organise/{tournament.pk}/")
+    page.evaluate("window.tapisMark = 'kept'")
+    loads: list[str] = []
+    page.on("load", lambda _: loads.append(page.url))
+    messages = page.locator("#messages")
+    expect(messages).to_have_attribute("aria-live", "polite")
+
+    page.get_by_role("button", name="Open registration").click()
+    expect(messages).to_have_text("Registration is open.")
+    expect(page.locator("#organise-state")).to_have_text(re.compile("open", re.I))
+    entries = enter_builtins(tournament, ["random", "lowest", "heuristic"])
+
+    # Start: its request held until the button is seen disabled and clicked again.
+    held: list[Any] = []
+    start_url = f"**/organise/{tournament.pk}/start/"
+    page.route(start_url, lambda route: held.append(route))
+    start = page.get_by_role("button", name="Start the tournament")
+    start.click()
+    expect(start).to_be_disabled()
+    start.evaluate("button => button.click()")
+    start.press("Enter")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(messages).to_have_text("The tournament is started: round 1 is seated.")
+    page.unroute(start_url)
+    assert len(held) == 1
+    expect(page.locator("#organise-status")).to_contain_text(re.compile("running", re.I))
+    assert Table.objects.filter(tournament=tournament).count() == 1
+    assert not axe_violations(page)
+
+    # Remove an entry (the body now lists the entries), then cancel.
+    label = entries[0].version.label
+    row = page.locator("tr").filter(has=page.get_by_role("rowheader", name=label, exact=True))
+    row.locator("select").select_option("disqualify")
+    row.locator("input[name=reason]").fill("asleep at the table")
+    row.get_by_role("button", name="Remove").click()
+    expect(messages).to_contain_text("disqualify done")
+    expect(row).to_contain_text("disqualified: asleep at the table")
+    page.get_by_role("button", name="Cancel the tournament").click()
+    expect(messages).to_have_text("The tournament is cancelled.")
+    expect(page.locator("#organise-status")).to_contain_text(re.compile("cancelled", re.I))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.CANCELLED
+
+    assert loads == []  # no page was loaded again
+    assert page.evaluate("window.tapisMark") == "kept"
+    shot(page, "organise-in-place")
+    assert not axe_violations(page)
+    assert not console_errors
+
+
+def test_the_organiser_page_works_without_javascript(
+    browser: Any, live_server: Any, base_url: str
+) -> None:
+    """Without JavaScript the buttons are plain forms: post, then the page again with the
+    message."""
+    organiser = make_user("nojs", organiser=True)
+    tournament = make_tournament(organiser=organiser, name="Plain cup", open_it=False)
+    context = browser.new_context(java_script_enabled=False, base_url=base_url)
+    try:
+        page = context.new_page()
+        page.goto("/accounts/login/")
+        page.fill("#id_username", "nojs")
+        page.fill("#id_password", "nojs-secret-pw")
+        page.click("button[type=submit]")
+        page.goto(f"/organise/{tournament.pk}/")
+        page.get_by_role("button", name="Open registration").click()
+        expect(page.locator("#messages")).to_have_text("Registration is open.")
+        expect(page).to_have_url(re.compile(rf"/organise/{tournament.pk}/$"))
+        expect(page.get_by_role("button", name="Start the tournament")).to_be_visible()
+    finally:
+        context.close()
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.OPEN

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from api.models import ApiToken
 from api.permissions import ORGANISERS_GROUP, is_organiser
@@ -23,6 +25,7 @@ from tests.api.conftest import BOT_FILE, FAST_HASHERS, make_user, ready_version
 from tests.pages.members_world import MembersWorld, members_world_for_module
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Entry, Table, Tournament
+from tournaments.tournament_settings import TournamentSettings
 
 
 @pytest.fixture(scope="module")
@@ -435,6 +438,129 @@ def test_a_failed_table_is_shown_with_its_reason_and_re_run(world: MembersWorld)
     world.failed.refresh_from_db()
     assert world.failed.status == Table.Status.PENDING
     assert world.failed.attempts == 0
+
+
+def settings_form_values(tournament: Tournament) -> dict[str, Any]:
+    """What the settings page's form sends when nothing is changed: its initial values."""
+    from tournaments import member_selectors
+    from tournaments.pages.forms import TournamentSettingsForm
+
+    game = member_selectors.tournament_game(tournament=tournament)
+    form = TournamentSettingsForm(tournament=tournament, game=game)
+    values = {name: form[name].value() for name in form.fields}
+    return {
+        name: value.strftime("%Y-%m-%dT%H:%M") if hasattr(value, "strftime") else value
+        for name, value in values.items()
+        if value not in (None, False)
+    }
+
+
+def test_settings_sent_back_unchanged_change_nothing(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    draft = Tournament.objects.get(pk=world.draft.pk)  # as in the database
+    services.tournament_update(
+        tournament=draft,
+        table_size=5,
+        preset="classic-fr",
+        options={"pass_count": 2},
+        place_points=[9, 5, 3, 1, 0],
+        registration_closes_at=timezone.now() + timedelta(days=2),
+    )
+    draft.refresh_from_db()
+    before = TournamentSettings.of(draft)
+    url = reverse("tournaments:organise-settings", args=[draft.pk])
+    page = client.get(url).content.decode()
+    assert 'value="9, 5, 3, 1, 0"' in page
+    assert 'name="option_pass_count" value="2"' in page
+    saved = client.post(url, settings_form_values(draft))
+    assert saved.status_code == 302, error_texts(saved.content.decode())
+    draft.refresh_from_db()
+    assert TournamentSettings.of(draft).replace(registration_closes_at=None) == before.replace(
+        registration_closes_at=None
+    )
+    assert abs(draft.registration_closes_at - before.registration_closes_at) < timedelta(
+        minutes=1
+    )  # the form's precision
+
+
+def error_texts(html: str) -> list[str]:
+    return re.findall(r'role="alert">(.*?)</', html, re.S)
+
+
+def test_settings_change_checked_as_at_creation_values_kept(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    draft = Tournament.objects.get(pk=world.draft.pk)  # as in the database
+    seed, commitment = draft.seed, draft.commitment
+    url = reverse("tournaments:organise-settings", args=[draft.pk])
+    data = settings_form_values(draft)
+    refused = client.post(url, {**data, "name": "Bigger cup", "option_pass_count": 9})
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "pass_count" in error_next_to(html, "option_pass_count")  # the engine's words
+    assert 'value="Bigger cup"' in html
+    assert 'name="option_pass_count" value="9"' in html
+    draft.refresh_from_db()
+    assert draft.name == "Draft cup"
+    bound = client.post(url, {**data, "rounds": 0})
+    assert "rounds must be from 1 to 100" in error_next_to(bound.content.decode(), "rounds")
+    saved = client.post(
+        url, {**data, "name": "Bigger cup", "rounds": 5, "option_pass_count": 2}, follow=True
+    )
+    assert "The settings are saved." in saved.content.decode()
+    draft.refresh_from_db()
+    assert (draft.name, draft.rounds, draft.options) == ("Bigger cup", 5, {"pass_count": 2})
+    assert (draft.seed, draft.commitment) == (seed, commitment)
+
+
+def test_an_open_tournament_changes_with_its_entries_kept(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    opened = Tournament.objects.get(pk=world.open.pk)
+    entries = set(opened.entries.values_list("pk", flat=True))
+    url = reverse("tournaments:organise-settings", args=[opened.pk])
+    data = {**settings_form_values(opened), "deals_per_table": 8}
+    assert client.post(url, data).status_code == 302
+    opened.refresh_from_db()
+    assert opened.deals_per_table == 8
+    assert set(opened.entries.values_list("pk", flat=True)) == entries
+
+
+def test_settings_no_longer_change_once_started(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    running = Tournament.objects.get(pk=world.running.pk)
+    url = reverse("tournaments:organise-settings", args=[running.pk])
+    page = client.get(url)
+    assert page.status_code == 409
+    assert "the tournament is running; only a draft or open one can change" in (
+        page.content.decode()
+    )
+    assert 'name="rounds"' not in page.content.decode()
+    rounds = running.rounds
+    sent = client.post(url, {**settings_form_values(running), "rounds": rounds + 1})
+    assert sent.status_code == 409
+    running.refresh_from_db()
+    assert running.rounds == rounds
+    organise = client.get(reverse("tournaments:organise", args=[running.pk])).content.decode()
+    assert "Change its settings" not in organise
+
+
+def test_an_action_sent_by_htmx_answers_the_page_body_and_its_message(
+    world: MembersWorld,
+) -> None:
+    client = world.client("organiser")
+    url = reverse("tournaments:organise-action", args=[world.draft.pk, "open"])
+    answer = client.post(url, headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert '<div id="messages" hx-swap-oob="innerHTML">' in html
+    assert "Registration is open." in html
+    assert "Start the tournament" in html  # the page's body as it is now
+    assert "<html" not in html
+    again = client.post(url, headers={"HX-Request": "true"}).content.decode()
+    assert "Not done: the tournament is open; this needs it to be draft." in again
+    # Without htmx: a redirect to the page, which shows the message once.
+    plain = client.post(url)
+    assert plain.status_code == 302
+    assert plain["Location"] == reverse("tournaments:organise", args=[world.draft.pk])
 
 
 def test_staff_add_a_tournament_in_the_admin_with_the_same_checks(world: MembersWorld) -> None:

@@ -191,6 +191,31 @@ CASES = [
         only({ORGANISER: 200, STAFF: 200}),
     ),
     Case(
+        "settings of a draft",
+        "GET",
+        lambda w: reverse("tournaments:organise-settings", args=[w.draft.pk]),
+        only({ORGANISER: 200, STAFF: 200}),
+    ),
+    Case(
+        "settings of an open one",
+        "GET",
+        lambda w: reverse("tournaments:organise-settings", args=[w.open.pk]),
+        only({ORGANISER: 200, STAFF: 200}),
+    ),
+    Case(
+        "settings changed",
+        "POST",
+        lambda w: reverse("tournaments:organise-settings", args=[w.draft.pk]),
+        only(RUNNERS),
+        body=lambda w: {**_new_tournament(w), "name": "Renamed draft"},
+    ),
+    Case(
+        "settings of a running one (no longer: why)",
+        "GET",
+        lambda w: reverse("tournaments:organise-settings", args=[w.running.pk]),
+        only({ORGANISER: 409, STAFF: 409}),
+    ),
+    Case(
         "progress",
         "GET",
         lambda w: reverse("tournaments:organise-progress", args=[w.running.pk]),

@@ -428,6 +428,36 @@ def test_simultaneous_claims_give_the_table_to_exactly_one_worker() -> None:
     assert Table.objects.get(pk=table.pk).claimed_by == won[0]
 
 
+def test_simultaneous_starts_start_the_tournament_once() -> None:
+    """Two clicks on Start at once (two tabs, two organisers): one starts it, the other is
+    refused; round 1 is seated once."""
+    tournament = make_tournament(rounds=2)
+    enter_builtins(tournament, ["random", "lowest", "heuristic", "random", "lowest"])
+    barrier = threading.Barrier(4)
+    started: list[int] = []
+    refused: list[str] = []
+
+    def start() -> None:
+        try:
+            barrier.wait()
+            services.tournament_start(tournament=Tournament.objects.get(pk=tournament.pk))
+            started.append(1)
+        except ApplicationError as error:
+            refused.append(error.message)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(started) == 1
+    assert refused == ["the tournament is running; only an open one can start"] * 3
+    assert list(Round.objects.filter(tournament=tournament).values_list("number", flat=True)) == [1]
+    assert Table.objects.filter(tournament=tournament).count() == 2
+
+
 def test_recording_twice_records_once() -> None:
     tournament = _started(rounds=2)
     table = Table.objects.filter(tournament=tournament).order_by("number").first()

@@ -206,6 +206,10 @@ _FIELDS_BY_CODE = {
 }
 
 
+# The value format of <input type="datetime-local"> (the browser shows nothing otherwise).
+_LOCAL_DATETIME = "%Y-%m-%dT%H:%M"
+
+
 def _bounded(name: str, field: forms.Field) -> forms.Field:
     bound = BOUNDS[name]
     field.help_text = bound.message(name).capitalize() + "."
@@ -235,10 +239,12 @@ class TournamentForm(forms.Form):
     house_bot = forms.ChoiceField(initial=DEFAULTS["house_bot"])
     allow_multiple_entries = forms.BooleanField(required=False)
     registration_opens_at = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_LOCAL_DATETIME),
     )
     registration_closes_at = forms.DateTimeField(
-        required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_LOCAL_DATETIME),
     )
 
     def __init__(self, *args: Any, organiser: Any, game: dict[str, Any], **kwargs: Any) -> None:
@@ -311,9 +317,54 @@ class TournamentForm(forms.Form):
         try:
             return services.tournament_create(organiser=self.organiser, settings=settings)
         except ApplicationError as error:
-            named = error.extra.get("option")
-            fields = {**_FIELDS_BY_CODE, **_OPTIONS_AS_SETTINGS}
-            if isinstance(named, str) and named in self.option_names:
-                fields[named] = OPTION_PREFIX + named
-            _refuse(self, error, fields=fields)
+            self._refuse(error)
+            return None
+
+    def _refuse(self, error: ApplicationError) -> None:
+        """The service's refusal next to the setting or rule option it names."""
+        named = error.extra.get("option")
+        fields = {**_FIELDS_BY_CODE, **_OPTIONS_AS_SETTINGS}
+        if isinstance(named, str) and named in self.option_names:
+            fields[named] = OPTION_PREFIX + named
+        _refuse(self, error, fields=fields)
+
+
+class TournamentSettingsForm(TournamentForm):
+    """The same form on a tournament's current settings (initial values from
+    :func:`tournaments.member_selectors.tournament_form_initial`); ``submit`` changes them
+    through :func:`tournaments.services.tournament_update`, which checks them as at creation
+    and refuses once the tournament has started. The game does not change here."""
+
+    def __init__(
+        self, *args: Any, tournament: Tournament, game: dict[str, Any], **kwargs: Any
+    ) -> None:
+        initial = member_selectors.tournament_form_initial(tournament=tournament)
+        for name, value in initial.pop("options").items():
+            shown = ("true" if value else "false") if isinstance(value, bool) else value
+            initial[OPTION_PREFIX + name] = shown
+        super().__init__(
+            *args, organiser=tournament.organiser, game=game, initial=initial, **kwargs
+        )
+        self.tournament = tournament
+
+    def closed(self) -> str | None:
+        """Why these settings can no longer change (the service's words), or None."""
+        try:
+            services.tournament_check_update(tournament=self.tournament)
+        except ApplicationError as error:
+            return error.message
+        return None
+
+    def submit(self) -> Tournament | None:
+        """The tournament with its new settings, or None with every refusal next to its
+        field (a tournament started meanwhile: above the form)."""
+        if not self.is_valid():
+            return None
+        settings = self._settings()
+        if settings is None:
+            return None
+        try:
+            return services.tournament_update(tournament=self.tournament, **settings.as_dict())
+        except ApplicationError as error:
+            self._refuse(error)
             return None

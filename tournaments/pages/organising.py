@@ -1,10 +1,13 @@
-"""Pages of organisers: create a tournament from the engine's declared options, then run it
-from its organiser page (open, entries, remove an entry, start, cancel, progress, re-run a
-failed table). For organisers (api.permissions.is_organiser) and, for a tournament, its own
-organiser and staff (api.permissions.runs_tournament, read in tournaments.member_selectors).
+"""Pages of organisers: create a tournament from the engine's declared options, change its
+settings on the same form until it starts, then run it from its organiser page (open,
+entries, remove an entry, start, cancel, progress, re-run a failed table). For organisers
+(api.permissions.is_organiser) and, for a tournament, its own organiser and staff
+(api.permissions.runs_tournament, read in tournaments.member_selectors).
 
 Every action is one service call; a refusal (a tournament already started, say) comes back as
-a message in the service's words.
+a message in the service's words. Sent by htmx (the page's buttons, when JavaScript runs), an
+action is answered with the page's body as it is now and its message for the live region;
+sent as a plain form, with a redirect to the page.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from django_htmx.http import HttpResponseStopPolling
 from tournaments import member_selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import Tournament
-from tournaments.pages.forms import RemoveEntryForm, TournamentForm
+from tournaments.pages.forms import RemoveEntryForm, TournamentForm, TournamentSettingsForm
 
 
 def _organiser(request: HttpRequest) -> None:
@@ -62,6 +65,35 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
+def organise_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    """Change the settings of a tournament not yet started, on the creation's form; once it
+    has started, the page says why they can no longer change (409)."""
+    tournament = member_selectors.run_tournament(user=request.user, tournament_id=pk)
+    game = member_selectors.tournament_game(tournament=tournament)
+    form = TournamentSettingsForm(request.POST or None, tournament=tournament, game=game)
+    closed = form.closed()
+    status = 409 if closed else 200
+    if request.method == "POST" and not closed:
+        if form.submit() is not None:
+            messages.success(request, "The settings are saved.")
+            return redirect("tournaments:organise", pk)
+        status = 400
+    return render(
+        request,
+        "members/tournament_settings.html",
+        {
+            "form": form,
+            "game": game,
+            "tournament": tournament,
+            "closed": closed,
+            "nav_section": "account",
+        },
+        status=status,
+    )
+
+
+@login_required
 @require_safe
 def organise(request: HttpRequest, pk: int) -> HttpResponse:
     page = member_selectors.organiser_page(user=request.user, tournament_id=pk)
@@ -84,6 +116,19 @@ def organise_progress(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+def _answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """After an action (its message added): to htmx, the organiser page's body as it is now
+    with the message for the live region; else a redirect to the page (post, redirect, get)."""
+    if not request.htmx:  # type: ignore[attr-defined]
+        return redirect("tournaments:organise", pk)
+    page = member_selectors.organiser_page(user=request.user, tournament_id=pk)
+    return render(
+        request,
+        "members/includes/organise_body.html",
+        {"page": page, "remove_form": RemoveEntryForm(), "oob": True},
+    )
+
+
 _ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
     "open": (services.tournament_open, "Registration is open."),
     "start": (services.tournament_start, "The tournament is started: round 1 is seated."),
@@ -104,7 +149,7 @@ def organise_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         messages.error(request, f"Not done: {error.message}.")
     else:
         messages.success(request, done)
-    return redirect("tournaments:organise", pk)
+    return _answer(request, pk)
 
 
 @login_required
@@ -115,7 +160,7 @@ def organise_remove_entry(request: HttpRequest, pk: int, entry: int) -> HttpResp
     form = RemoveEntryForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose withdraw or disqualify.")
-        return redirect("tournaments:organise", pk)
+        return _answer(request, pk)
     reason = form.cleaned_data["reason"]
     try:
         if form.cleaned_data["how"] == "disqualify":
@@ -126,7 +171,7 @@ def organise_remove_entry(request: HttpRequest, pk: int, entry: int) -> HttpResp
         messages.error(request, f"Not done: {error.message}.")
     else:
         messages.success(request, f"{found.version.label}: {form.cleaned_data['how']} done.")
-    return redirect("tournaments:organise", pk)
+    return _answer(request, pk)
 
 
 @login_required
@@ -141,4 +186,4 @@ def organise_rerun(request: HttpRequest, pk: int, table: int) -> HttpResponse:
     else:
         where = f"Table {found.number} of round {found.round.number}"
         messages.success(request, f"{where} is queued again.")
-    return redirect("tournaments:organise", pk)
+    return _answer(request, pk)
