@@ -274,6 +274,7 @@ def build(
             mode=mode,  # type: ignore[arg-type]
             limits=limits,
             cwd="/tmp",
+            writable_exec=True,  # build scripts and procedural macros run from /tmp
         )
     except SandboxError as exc:
         raise BuildError(f"the build sandbox could not start: {exc}") from exc

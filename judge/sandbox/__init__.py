@@ -86,6 +86,7 @@ def spawn_bot(
     cwd: str = BOT_ROOT,
     pass_fds: Sequence[int] = (),
     namespace_admin: bool = False,
+    writable_exec: bool = False,
 ) -> BotProcess:
     """Start a bot: ``command`` is its argv as seen inside the sandbox.
 
@@ -115,6 +116,12 @@ def spawn_bot(
     its seccomp filter), which the zygote needs to give each table's bot new ones, and which it
     drops in that bot.
 
+    Nothing writable in the sandbox can execute: before the command runs, a starter
+    (judge/sandbox/_starter.py) remounts ``/tmp`` (every writable mount) ``noexec`` and drops
+    the privilege that took. ``writable_exec`` is for builds only (judge.launchers.runtimes),
+    whose compilers run what they built (Rust build scripts, procedural macros): their ``/tmp``
+    stays executable. A zygote (``namespace_admin``) mounts each table's ``/tmp`` itself.
+
     Raises :class:`SandboxError` when the sandbox cannot be set up; a bot that
     starts and then fails is a :class:`BotProcess` whose ``poll()`` tells.
     """
@@ -132,6 +139,7 @@ def spawn_bot(
             cwd=cwd,
             pass_fds=pass_fds,
             namespace_admin=namespace_admin,
+            writable_exec=writable_exec,
         )
     if pass_fds or namespace_admin:
         raise SandboxError("pass_fds and namespace_admin are for sandboxed bots only")

@@ -31,6 +31,10 @@ from judge.sandbox.uids import _acquire_uid, _UidSlot
 
 _MIN_BWRAP = (0, 8, 0)  # --disable-userns, --size
 _START_TIMEOUT = 10.0  # seconds for bubblewrap to build the sandbox
+_STARTER_PYTHON = "/usr/bin/python3"  # the system's, as the python3 runtime's
+# What the starter may do beyond a bot (judge/sandbox/_starter.py): remount /tmp noexec in a
+# mount namespace of its own.
+_STARTER_SYSCALLS: frozenset[str] = frozenset({"unshare", "mount"})
 
 
 def _spawn_bwrap(
@@ -42,6 +46,7 @@ def _spawn_bwrap(
     cwd: str,
     pass_fds: Sequence[int] = (),
     namespace_admin: bool = False,
+    writable_exec: bool = False,
 ) -> BotProcess:
     # The bot is pid 1 of its pid namespace (--as-pid-1): orphans of the bot are reparented to
     # it, and when it dies the kernel kills everything else in the namespace. Without it,
@@ -72,15 +77,23 @@ def _spawn_bwrap(
         # limit) must not become a place to write
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
         allowed: frozenset[str] = frozenset()
+        starter = not namespace_admin and not writable_exec
         if namespace_admin:
             for capability in ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT"):
                 args += ["--cap-add", capability]
             allowed = seccomp.ZYGOTE_SYSCALLS
+        elif starter:  # makes /tmp noexec, then becomes the bot with the bot's filter
+            args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+            allowed = _STARTER_SYSCALLS
         try:
             seccomp_fd = seccomp.filter_fd(allowed)
+            child_fds.append(seccomp_fd)
+            if starter:
+                bot_filter = seccomp.filter_fd()
+                child_fds.append(bot_filter)
+                argv = [*_starter_command(bot_filter), *argv]
         except seccomp.SeccompError as exc:
             raise SandboxError(f"cannot build the seccomp filter: {exc}") from exc
-        child_fds.append(seccomp_fd)
         info_r, info_w = os.pipe()
         own_fds.append(info_r)
         child_fds.append(info_w)
@@ -127,6 +140,17 @@ def _spawn_bwrap(
     finally:
         _close_all(child_fds)
         _close_all(own_fds)
+
+
+@functools.cache
+def _starter_source() -> str:
+    return (Path(__file__).with_name("_starter.py")).read_text()
+
+
+def _starter_command(bot_filter: int) -> list[str]:
+    """The argv put before the bot's: the starter (judge/sandbox/_starter.py) run by the
+    system's Python, given the descriptor of the bot's seccomp filter."""
+    return [_STARTER_PYTHON, "-S", "-I", "-c", _starter_source(), str(bot_filter), "--"]
 
 
 def _close_all(fds: list[int]) -> None:

@@ -20,6 +20,10 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
 - ``shmget``/``shmat``/... and ``msgget``/``msgsnd``/...: System V shared memory
   and message queues hold kernel memory that no rlimit counts (a detached
   segment keeps its pages until the IPC namespace dies);
+- ``memfd_create`` without ``MFD_NOEXEC_SEAL`` (or with ``MFD_EXEC``): a memfd is a file the
+  bot writes, and one that may execute (``execveat`` of its descriptor) would get round the
+  ``noexec`` of ``/tmp`` (judge/sandbox/_starter.py); before Linux 6.3, which has no such
+  seal, no memfd at all;
 - ``ioctl(TIOCSTI)``/``ioctl(TIOCLINUX)``: pushing keystrokes into a terminal;
 - ``socket`` for any family other than ``AF_UNIX`` (``EAFNOSUPPORT``): a bot has
   no network, not even the loopback of its namespace, where IP traffic would
@@ -165,6 +169,7 @@ DENIED_SOCKET_FAMILIES: tuple[int, ...] = tuple(
 _SCMP_ACT_KILL_PROCESS = 0x80000000
 _SCMP_ACT_ALLOW = 0x7FFF0000
 _SCMP_FLTATR_ACT_BADARCH = 2
+_MFD_NOEXEC_SEAL, _MFD_EXEC = 0x0008, 0x0010  # <linux/memfd.h>
 _SCMP_CMP_EQ = 4
 _SCMP_CMP_GE = 5
 _SCMP_CMP_MASKED_EQ = 7
@@ -263,6 +268,9 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
         for flag in _CLONE_NAMESPACE_FLAGS:
             rule(eperm, "clone", (0, _SCMP_CMP_MASKED_EQ, flag, flag))
         rule(_act_errno(errno.ENOSYS), "clone3")
+        # A memfd is a file the bot writes: only a sealed non-executable one (Linux 6.3+).
+        rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_NOEXEC_SEAL, 0))
+        rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_EXEC, _MFD_EXEC))
         for request in (_TIOCSTI, _TIOCLINUX):
             rule(eperm, "ioctl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, request))
         no_family = _act_errno(errno.EAFNOSUPPORT)

@@ -197,7 +197,9 @@ def _fork_sandboxed(bot: Bot, tmp_bytes: int, home: dict[str, int], inherited: l
     sys.stderr.flush()
     _check(libc.unshare(sum(NAMESPACES.values())), "unshare")
     try:
-        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+        # noexec: a bot cannot execute a file it wrote (docs/sandbox.md)
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        _mount("tmpfs", "/tmp", "tmpfs", flags, f"size={tmp_bytes},mode=1777")
         pid = os.fork()
         if pid == 0:
             _become_bot(bot, inherited)

@@ -554,7 +554,7 @@ def test_ordinary_system_calls_still_work(bot_root: Path) -> None:
         t.start()
         t.join()
         child = subprocess.run(["python3", "-S", "-c", "print(6 * 7)"], capture_output=True)
-        fd = os.memfd_create("x")
+        fd = os.memfd_create("x", 8)  # MFD_NOEXEC_SEAL: a memfd that cannot execute
         os.write(fd, b"data")
         print(json.dumps({"pair": b.recv(4).decode(), "child": child.stdout.decode().strip()}))
         """,

@@ -32,6 +32,7 @@ from judge.sandbox import SandboxLimits
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE / "bots"
+NATIVE = HERE / "native"  # the attacks in C and JavaScript, built and run in the sandbox
 REPO = HERE.parents[2]
 
 GAME, PRESET, DEALS, SEED = "hearts", "whisthub", 2, 11
@@ -72,6 +73,7 @@ class Attack:
     seats: tuple[int, ...] = (0,)  # the seats that run the attack
     evidence: bool = True  # the bot's log must say "blocked"
     detail: str = ""  # in the first fault's detail
+    log: str = ""  # in the attacking seat's log: the reason its author reads
 
     def __str__(self) -> str:
         return self.name
@@ -92,6 +94,16 @@ ATTACKS = [
     Attack("read_parent_env"),
     Attack("read_other_bot"),
     Attack("write_outside"),
+    # executing a file it wrote: /tmp and every writable place are noexec, no executable memfd
+    Attack("exec_written"),
+    Attack(
+        "exec_shim",
+        frozenset({T.CRASH}),
+        replaced=True,
+        evidence=False,
+        log='os.execv("/tmp/bot.py", ["/tmp/bot.py"])\n'
+        "PermissionError: [Errno 13] Permission denied",
+    ),
     # resources
     Attack("fill_tmp"),
     Attack("fork_bomb"),
@@ -128,6 +140,45 @@ ATTACKS = [
 ]
 
 
+# The run-time attacks in other languages (native/attack.c, native/attack.js), with what the
+# judge must make of each as in Python. One network attack tries every address and port, one
+# environment attack every secret and /proc.
+IN_C = (
+    "net_postgres",
+    "read_project",
+    "read_secret_key",
+    "read_other_bot",
+    "write_outside",
+    "exec_written",
+    "fill_tmp",
+    "fork_bomb",
+    "memory_balloon",
+    "cpu_spin",
+    "sleep_forever",
+    "flood_stdout",
+    "flood_stderr",
+    "huge_line",
+    "invalid_utf8",
+    "illegal_card",
+    "wrong_id",
+    "answer_early",
+    "exit_at_once",
+    "close_stdout",
+    "daemon",
+    "kill_parent",
+    "kill_all",
+    "ptrace",
+    "int80",
+)
+IN_JAVASCRIPT = tuple(name for name in IN_C if name not in ("ptrace", "int80"))
+NATIVE_ATTACKS = [
+    pytest.param(runtime, attack, id=f"{runtime}-{attack.name}")
+    for runtime, names in (("c", IN_C), ("javascript", IN_JAVASCRIPT))
+    for attack in ATTACKS
+    if attack.name in names
+]
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _bwrap_works(bwrap_works: None) -> None:
     """Every test here needs a working sandbox (tests/judge/conftest.py)."""
@@ -155,6 +206,24 @@ def package(folder: Path, source: Path | str, params: dict[str, object] | None =
     if params is not None:
         (folder / "params.json").write_text(json.dumps(params))
     (folder / "tapis.json").write_text(json.dumps({"entry": "main.py", "runtime": "python3"}))
+    return folder
+
+
+def native_package(folder: Path, runtime: str, params: dict[str, object]) -> Path:
+    """A package of the attack in C (params.h beside it: the C program has no /bot/params.json,
+    only its build) or in JavaScript (params.json)."""
+    folder.mkdir()
+    if runtime == "c":
+        shutil.copyfile(NATIVE / "attack.c", folder / "main.c")
+        header = [f"#define P_{key.upper()} {json.dumps(value)}" for key, value in params.items()]
+        header.append(f'#define P_JUDGE_PID_S "{params["judge_pid"]}"')
+        (folder / "params.h").write_text("\n".join(header) + "\n")
+        entry = "main.c"
+    else:
+        shutil.copyfile(NATIVE / "attack.js", folder / "main.js")
+        (folder / "params.json").write_text(json.dumps(params))
+        entry = "main.js"
+    (folder / "tapis.json").write_text(json.dumps({"entry": entry, "runtime": runtime}))
     return folder
 
 
@@ -242,11 +311,15 @@ class Outside:
         }
 
 
-def seat_bots(attack: Attack, arena: Path, params: dict[str, object]) -> list[str]:
+def seat_bots(
+    attack: Attack, arena: Path, params: dict[str, object], runtime: str = "python3"
+) -> list[str]:
     """The attack in its seats, well-behaved bots (with a secret of their own) elsewhere."""
     bots = []
     for seat in range(4):
-        if seat in attack.seats:
+        if seat in attack.seats and runtime != "python3":
+            bots.append(str(native_package(arena / f"seat{seat}", runtime, params)))
+        elif seat in attack.seats:
             source: Path | str = BOTS / f"{attack.name}.py"
             bots.append(str(package(arena / f"seat{seat}", source, params)))
         else:
@@ -259,11 +332,34 @@ def seat_bots(attack: Attack, arena: Path, params: dict[str, object]) -> list[st
 def test_attack(
     attack: Attack, arena: Path, reference: TableResult, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    play_attack(attack, arena, reference, monkeypatch)
+
+
+@pytest.mark.parametrize(("runtime", "attack"), NATIVE_ATTACKS)
+def test_attack_in_another_language(
+    runtime: str,
+    attack: Attack,
+    arena: Path,
+    reference: TableResult,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same attack, written in C (built by the real gcc in the build sandbox) or in
+    JavaScript, judged by the same checks."""
+    play_attack(attack, arena, reference, monkeypatch, runtime=runtime)
+
+
+def play_attack(
+    attack: Attack,
+    arena: Path,
+    reference: TableResult,
+    monkeypatch: pytest.MonkeyPatch,
+    runtime: str = "python3",
+) -> None:
     secret = "judge-secret-" + os.urandom(8).hex()
     monkeypatch.setenv("SECRET_KEY", secret)
     monkeypatch.setenv("DATABASE_URL", f"postgres://tapis:{secret}@127.0.0.1:5432/tapis")
     with Outside(arena) as outside:
-        bots = seat_bots(attack, arena, outside.params(attack.name))
+        bots = seat_bots(attack, arena, outside.params(attack.name), runtime)
         result = table(bots, arena / "work")
         with pytest.raises(BlockingIOError):
             outside.listener.accept()
@@ -275,6 +371,7 @@ def test_attack(
         assert f"ATTACK {attack.name} ERROR" not in log, log[-2000:]
         if attack.evidence:
             assert f"ATTACK {attack.name} blocked" in log, log[-2000:]
+        assert attack.log in log, log[-2000:]
     kinds = {fault.kind for fault in result.faults}
     assert {fault.seat for fault in result.faults} <= set(attack.seats)
     if attack.faults:

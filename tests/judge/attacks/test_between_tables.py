@@ -154,6 +154,26 @@ def test_a_socket_left_in_flight_is_gone_at_the_next_table(
     # kernel had not collected the socket when the zygote was cleaned (it is then retired)
 
 
+def test_a_forked_bot_cannot_execute_a_file_it_wrote(
+    tmp_path: Path, served: list[zygote.Zygote]
+) -> None:
+    """The /tmp a zygote mounts for each table is noexec too (attacks/bots/exec_written.py)."""
+    attacks = Path(__file__).resolve().parent / "bots"
+    package = tmp_path / "exec_written"
+    package.mkdir()
+    for name in ("exec_written.py", "_attack.py"):
+        shutil.copyfile(attacks / name, package / name)
+    (package / "tapis.json").write_text('{"runtime": "python3", "entry": "exec_written.py"}')
+    for folder in (tmp_path, package):
+        folder.chmod(0o755)
+    log = play(BotSpec(path=package, instance="bot version 1"), 1).seats[0].log
+    assert len(served) == 1  # forked by a zygote, not started alone
+    assert "ATTACK attack blocked: execve /tmp/x-elf" in log, log
+    assert "ATTACK attack blocked: execve /tmp/x-script" in log, log
+    assert "SUCCEEDED" not in log, log
+    assert "ERROR" not in log, log
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_tables_of_a_duplicate_round_share_nothing(
     settings: pytest.FixtureRequest,

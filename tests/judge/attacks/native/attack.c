@@ -1,0 +1,518 @@
+/* The run-time attacks of tests/judge/attacks/bots/*.py, in C: one program, the attack named
+ * by params.h (written by the test next to this file, then built in the sandbox by the real
+ * gcc). Never run it outside the sandbox.
+ *
+ * Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when
+ * the sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise
+ * plays the first legal action of every decision.
+ */
+#define _GNU_SOURCE
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "params.h" /* P_NAME, P_REPO, P_PORT, P_DROPBOX, P_HOST_TMP_MARKER, P_JUDGE_PID (and
+                       P_JUDGE_PID_S, a string), P_WORKDIR, P_PROCESS_NAME */
+
+#define LINE_MAX_BYTES (4 * 1024 * 1024)
+#define IS(name) (strcmp(P_NAME, name) == 0)
+
+static void evidence(const char *outcome, const char *detail) {
+    fprintf(stderr, "ATTACK %s %s: %s\n", P_NAME, outcome, detail);
+    fflush(stderr);
+}
+
+static void blocked(const char *detail) { evidence("blocked", detail); }
+static void succeeded(const char *detail) { evidence("SUCCEEDED", detail); }
+
+/* rc < 0 (errno set): blocked; otherwise it got through. */
+static void must_fail(const char *label, long rc) {
+    char detail[512];
+    if (rc < 0) {
+        snprintf(detail, sizeof detail, "%s: errno %d (%s)", label, errno, strerror(errno));
+        blocked(detail);
+    } else {
+        snprintf(detail, sizeof detail, "%s: returned %ld", label, rc);
+        succeeded(detail);
+    }
+}
+
+static void set_name(void) { prctl(PR_SET_NAME, P_PROCESS_NAME, 0, 0, 0); }
+
+static long connect_to(int family, const char *host, int port) {
+    int fd = socket(family, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    long rc;
+    if (family == AF_INET) {
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+        inet_pton(AF_INET, host, &a.sin_addr);
+        rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+    } else {
+        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+        inet_pton(AF_INET6, host, &a.sin6_addr);
+        rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+static long read_file(const char *path) {
+    char buffer[64];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    long n = read(fd, buffer, sizeof buffer);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n;
+}
+
+static long write_file(const char *path, const char *data, mode_t mode) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (fd < 0) return -1;
+    long n = write(fd, data, strlen(data));
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n;
+}
+
+static void attack_network(void) {
+    char label[128];
+    const char *v4[] = {"127.0.0.1", "1.1.1.1", "8.8.8.8"};
+    int ports[] = {5432, 6379, 443, P_PORT};
+    for (int h = 0; h < 3; h++)
+        for (int p = 0; p < 4; p++) {
+            snprintf(label, sizeof label, "connect %s:%d", v4[h], ports[p]);
+            must_fail(label, connect_to(AF_INET, v4[h], ports[p]));
+        }
+    must_fail("connect [::1]:5432", connect_to(AF_INET6, "::1", 5432));
+    must_fail("udp socket", socket(AF_INET, SOCK_DGRAM, 0));
+    must_fail("netlink socket", socket(AF_NETLINK, SOCK_RAW, 0));
+}
+
+static void attack_read_files(void) {
+    const char *paths[] = {P_REPO "/pyproject.toml", P_REPO "/config/settings.py",
+                           "/work/main/manage.py", "/etc/passwd", "/etc/shadow", "/root/.bashrc",
+                           "/proc/" P_JUDGE_PID_S "/environ"};
+    char label[256];
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        snprintf(label, sizeof label, "read %s", paths[i]);
+        must_fail(label, read_file(paths[i]));
+    }
+}
+
+static void attack_secrets(void) {
+    extern char **environ;
+    const char *keys[] = {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL"};
+    int found = 0;
+    for (char **e = environ; *e; e++)
+        for (int k = 0; k < 4; k++)
+            if (strstr(*e, keys[k])) found++;
+    /* every process this bot can see: itself */
+    DIR *proc = opendir("/proc");
+    struct dirent *entry;
+    int others = 0;
+    while (proc && (entry = readdir(proc)))
+        if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9' && atoi(entry->d_name) != getpid())
+            others++;
+    if (proc) closedir(proc);
+    char detail[128];
+    snprintf(detail, sizeof detail, "%d secrets in the environment, %d other processes", found,
+             others);
+    if (found || others || getppid() != 0)
+        succeeded(detail);
+    else
+        blocked(detail);
+}
+
+static char mark[14]; /* VICTIM-SECRET, made at run time: this very program is searched */
+
+static int search_mark(const char *root, int depth) {
+    /* another bot's code, anywhere this bot can read */
+    if (depth > 12) return 0;
+    DIR *dir = opendir(root);
+    if (!dir) return 0;
+    int hits = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir))) {
+        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, "..")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", strcmp(root, "/") ? root : "", entry->d_name);
+        if (!strcmp(path, "/proc") || !strcmp(path, "/usr") || !strcmp(path, "/sys") ||
+            !strcmp(path, "/dev"))
+            continue;
+        struct stat st;
+        if (lstat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            hits += search_mark(path, depth + 1);
+        } else if (S_ISREG(st.st_mode)) {
+            int fd = open(path, O_RDONLY);
+            if (fd < 0) continue;
+            static char data[1 << 20];
+            long n = read(fd, data, sizeof data - 1);
+            close(fd);
+            if (n > 0) {
+                data[n] = 0;
+                if (memmem(data, n, mark, 13)) hits++;
+            }
+        }
+    }
+    closedir(dir);
+    return hits;
+}
+
+static void attack_read_other_bot(void) {
+    const char *reversed = "TERCES-MITCIV";
+    for (int i = 0; i < 13; i++) mark[i] = reversed[12 - i];
+    int hits = search_mark("/", 0);
+    if (read_file(P_WORKDIR "/seat1/main.py") >= 0) hits++;
+    char detail[64];
+    snprintf(detail, sizeof detail, "searched /: %d hits", hits);
+    if (hits)
+        succeeded(detail);
+    else
+        blocked(detail);
+}
+
+static void attack_write_outside(void) {
+    const char *targets[] = {"/bot/pwned", "/bot/bot", "/pwned", "/usr/pwned", "/usr/bin/true",
+                             "/etc/pwned", "/dev/shm/pwned", "/proc/sysrq-trigger",
+                             "/proc/sys/kernel/core_pattern", P_DROPBOX "/pwned", P_REPO "/pwned"};
+    char label[256];
+    for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+        snprintf(label, sizeof label, "write %s", targets[i]);
+        must_fail(label, write_file(targets[i], "pwned", 0644));
+    }
+    must_fail("mkdir /bot/dir", mkdir("/bot/dir", 0755));
+    must_fail("chmod /bot", chmod("/bot", 0777));
+    write_file(P_HOST_TMP_MARKER, "pwned", 0644); /* the sandbox's own /tmp */
+    blocked("wrote the /tmp marker: private to the sandbox (the test checks the host)");
+}
+
+static void attack_fill_tmp(void) {
+    static char chunk[1 << 20];
+    memset(chunk, 'x', sizeof chunk);
+    long written = 0;
+    for (int i = 0; i < 1024; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/fill%d", i);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) break;
+        for (int k = 0; k < 4; k++) {
+            long n = write(fd, chunk, sizeof chunk);
+            if (n <= 0) {
+                char detail[64];
+                snprintf(detail, sizeof detail, "/tmp full after %ld MiB: errno %d", written >> 20,
+                         errno);
+                close(fd);
+                blocked(detail);
+                return;
+            }
+            written += n;
+        }
+        close(fd);
+    }
+    succeeded("filled /tmp without limit");
+}
+
+static void attack_fork_bomb(void) {
+    int forked = 0, error = 0;
+    while (forked < 10000) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            error = errno;
+            break;
+        }
+        if (pid == 0) {
+            set_name();
+            while (fork() >= 0) {
+            }
+            sleep(3600);
+            _exit(0);
+        }
+        forked++;
+    }
+    char detail[64];
+    snprintf(detail, sizeof detail, "fork refused after %d children: errno %d", forked, error);
+    if (error && forked < 64)
+        blocked(detail);
+    else
+        succeeded(detail);
+}
+
+static void attack_memory(void) {
+    long held = 0;
+    for (int i = 0; i < 4096; i++) { /* up to 64 GiB */
+        char *block = malloc(16 << 20);
+        if (!block) {
+            char detail[64];
+            snprintf(detail, sizeof detail, "malloc refused after %ld MiB", held >> 20);
+            blocked(detail);
+            return;
+        }
+        memset(block, 1, 16 << 20);
+        held += 16 << 20;
+    }
+    succeeded("allocated 64 GiB");
+}
+
+static void attack_daemon(void) {
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            set_name();
+            close(0), close(1), close(2);
+            for (;;) {
+                write_file(P_DROPBOX "/daemon-alive", "alive", 0644);
+                write_file(P_HOST_TMP_MARKER, "alive", 0644);
+                usleep(50000);
+            }
+        }
+        _exit(0);
+    }
+    wait(NULL);
+    blocked("daemon started; the test checks that it died with the table");
+}
+
+static void attack_kill(void) {
+    must_fail("kill the judge's pid", kill(P_JUDGE_PID, SIGKILL));
+    if (IS("kill_all")) {
+        must_fail("kill -9 -1", kill(-1, SIGKILL));
+        must_fail("kill -STOP -1", kill(-1, SIGSTOP));
+    } else {
+        kill(getppid(), SIGKILL); /* 0: its own process group, of which it is pid 1 */
+        blocked("kill -9 of its parent reached nobody but this bot, which as pid 1 ignores it");
+    }
+}
+
+static void attack_ptrace(void) {
+    must_fail("PTRACE_TRACEME", ptrace(PTRACE_TRACEME, 0, 0, 0));
+    pid_t child = fork();
+    if (child == 0) {
+        sleep(30);
+        _exit(0);
+    }
+    must_fail("PTRACE_ATTACH child", ptrace(PTRACE_ATTACH, child, 0, 0));
+    must_fail("PTRACE_SEIZE child", ptrace(PTRACE_SEIZE, child, 0, 0));
+    must_fail("process_vm_readv child", syscall(SYS_process_vm_readv, child, 0, 0, 0, 0, 0));
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", child);
+    int mem = open(path, O_RDONLY);
+    char byte;
+    must_fail("read /proc/child/mem", mem < 0 ? -1 : pread(mem, &byte, 1, 0));
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+}
+
+/* Run path (with one argument) in a child: its exit status, 100 + errno if execve failed. */
+static int run_program(const char *path, const char *argument) {
+    pid_t child = fork();
+    if (child == 0) {
+        char *argv[] = {(char *)path, (char *)argument, NULL};
+        execv(path, argv);
+        _exit(100 + errno);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void expect_no_run(const char *label, int status) {
+    char detail[256];
+    snprintf(detail, sizeof detail, "%s: status %d", label, status);
+    if (status == 0)
+        succeeded(detail);
+    else
+        blocked(detail);
+}
+
+static long copy_file(const char *from, const char *to) {
+    int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+    if (in < 0 || out < 0) return -1;
+    char buffer[65536];
+    long n, total = 0;
+    while ((n = read(in, buffer, sizeof buffer)) > 0) total += write(out, buffer, n);
+    close(in), close(out);
+    chmod(to, 0755);
+    return total;
+}
+
+/* Write a program (an ELF copy of /usr/bin/true, a #! script) into every writable folder and
+ * try to execute it: execve, through the dynamic loader, mmap PROT_EXEC, a memfd. */
+static void attack_exec_written(void) {
+    const char *folders[] = {"/tmp", "/dev/shm", "/bot", "/", "/dev"};
+    int written = 0;
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+        char elf[256], script[256], label[300];
+        snprintf(elf, sizeof elf, "%s/x-elf", folders[i]);
+        snprintf(script, sizeof script, "%s/x-script", folders[i]);
+        if (copy_file("/usr/bin/true", elf) > 0) {
+            written++;
+            snprintf(label, sizeof label, "execve %s", elf);
+            expect_no_run(label, run_program(elf, NULL));
+            snprintf(label, sizeof label, "ld.so %s", elf);
+            expect_no_run(label, run_program("/lib64/ld-linux-x86-64.so.2", elf));
+            int fd = open(elf, O_RDONLY);
+            void *map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+            snprintf(label, sizeof label, "mmap PROT_EXEC %s", elf);
+            must_fail(label, map == MAP_FAILED ? -1 : 0);
+            close(fd);
+        }
+        if (write_file(script, "#!/bin/sh\nexit 0\n", 0755) > 0) {
+            chmod(script, 0755);
+            written++;
+            snprintf(label, sizeof label, "execve %s", script);
+            expect_no_run(label, run_program(script, NULL));
+        }
+    }
+    long memfd = syscall(SYS_memfd_create, "x", 0);
+    must_fail("memfd_create without MFD_NOEXEC_SEAL", memfd);
+    if (memfd >= 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%ld", memfd);
+        copy_file("/usr/bin/true", path);
+        expect_no_run("execve of a memfd", run_program(path, NULL));
+    }
+    if (!written) evidence("ERROR", "wrote no program anywhere");
+}
+
+static void attack_int80(void) {
+    long rc;
+    __asm__ volatile("int $0x80" : "=a"(rc) : "a"(20) : "memory"); /* getpid, 32-bit ABI */
+    succeeded("int 0x80 returned");
+}
+
+/* the protocol */
+static char *line;
+
+static void send_text(const char *text) {
+    fputs(text, stdout);
+    fflush(stdout);
+}
+
+static void answer(const cJSON *message, const cJSON *action, int id_delta) {
+    cJSON *reply = cJSON_CreateObject();
+    cJSON_AddNumberToObject(reply, "id", cJSON_GetObjectItem(message, "id")->valuedouble + id_delta);
+    cJSON_AddItemToObject(reply, "action", cJSON_Duplicate(action, 1));
+    char *text = cJSON_PrintUnformatted(reply);
+    printf("%s\n", text);
+    fflush(stdout);
+    free(text);
+    cJSON_Delete(reply);
+}
+
+static void attack(void) {
+    if (IS("net_postgres") || IS("net_redis") || IS("net_public") || IS("net_listener"))
+        attack_network();
+    else if (IS("read_project")) attack_read_files();
+    else if (IS("read_secret_key") || IS("read_proc1_environ") || IS("read_parent_env"))
+        attack_secrets();
+    else if (IS("read_other_bot")) attack_read_other_bot();
+    else if (IS("write_outside")) attack_write_outside();
+    else if (IS("fill_tmp")) attack_fill_tmp();
+    else if (IS("fork_bomb")) attack_fork_bomb();
+    else if (IS("memory_balloon")) attack_memory();
+    else if (IS("daemon")) attack_daemon();
+    else if (IS("kill_parent") || IS("kill_all")) attack_kill();
+    else if (IS("ptrace")) attack_ptrace();
+    else if (IS("exec_written")) attack_exec_written();
+    else if (IS("int80")) attack_int80();
+}
+
+/* At the first act: misbehave instead of answering. Returns 1 if it did. */
+static int misbehave(const cJSON *message) {
+    const cJSON *legal = cJSON_GetObjectItem(message, "legal_actions");
+    if (IS("flood_stdout")) {
+        static char chunk[1 << 20];
+        memset(chunk, 'x', sizeof chunk);
+        for (int i = 0; i < 10; i++) fwrite(chunk, 1, sizeof chunk, stdout);
+        fflush(stdout);
+    } else if (IS("huge_line")) {
+        printf("{\"id\":%d,\"action\":\"", cJSON_GetObjectItem(message, "id")->valueint);
+        for (int i = 0; i < 100; i++) {
+            static char chunk[1000000];
+            memset(chunk, 'A', sizeof chunk);
+            fwrite(chunk, 1, sizeof chunk, stdout);
+        }
+        send_text("\"}\n");
+    } else if (IS("invalid_utf8")) {
+        printf("{\"id\":%d,\"action\":\"\xff\xfe\xc3\x28\"}\n",
+               cJSON_GetObjectItem(message, "id")->valueint);
+        fflush(stdout);
+    } else if (IS("illegal_card")) {
+        cJSON *bogus = cJSON_CreateString("ZZ");
+        answer(message, bogus, 0);
+        cJSON_Delete(bogus);
+    } else if (IS("wrong_id")) {
+        answer(message, cJSON_GetArrayItem(legal, 0), 1000);
+    } else if (IS("cpu_spin")) {
+        evidence("attempting", "spinning");
+        for (volatile unsigned long i = 0;; i++) {
+        }
+    } else if (IS("sleep_forever")) {
+        evidence("attempting", "sleeping forever");
+        for (;;) sleep(3600);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int main(void) {
+    if (IS("exit_at_once")) {
+        evidence("attempting", "exiting");
+        return 0;
+    }
+    line = malloc(LINE_MAX_BYTES);
+    int acts = 0;
+    while (fgets(line, LINE_MAX_BYTES, stdin)) {
+        cJSON *message = cJSON_Parse(line);
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(message, "type"));
+        if (type && !strcmp(type, "hello")) {
+            attack();
+            /* one write: the early answer is surely there before the first request */
+            send_text(IS("answer_early") ? "{\"type\":\"ready\",\"name\":\"attacker-c\"}\n"
+                                           "{\"id\":1,\"action\":\"2C\"}\n"
+                                         : "{\"type\":\"ready\",\"name\":\"attacker-c\"}\n");
+            if (IS("close_stdout")) {
+                close(1);
+                evidence("attempting", "stdout closed");
+            }
+            if (IS("flood_stderr")) {
+                static char chunk[1 << 16];
+                memset(chunk, 'e', sizeof chunk - 1);
+                for (int i = 0; i < 160; i++) fprintf(stderr, "%s\n", chunk);
+            }
+        } else if (type && !strcmp(type, "act")) {
+            /* an illegal card or a wrong id at every act, as in Python: the seat is replaced */
+            int again = IS("illegal_card") || IS("wrong_id");
+            if (!((acts++ == 0 || again) && misbehave(message)))
+                answer(message, cJSON_GetArrayItem(cJSON_GetObjectItem(message, "legal_actions"), 0),
+                       0);
+        } else if (type && !strcmp(type, "bye")) {
+            cJSON_Delete(message);
+            break;
+        }
+        cJSON_Delete(message);
+    }
+    return 0;
+}
