@@ -53,6 +53,8 @@ APPLICATION_STATUS: dict[str, int] = {
     "one_entry_per_user": status.HTTP_409_CONFLICT,
     "entries": status.HTTP_409_CONFLICT,
     "too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    # An author over their practice runs' limits (tournaments.services.practice).
+    "practice_limit": status.HTTP_429_TOO_MANY_REQUESTS,
 }
 
 

@@ -48,9 +48,11 @@ def owns_bot(user: Any, bot: Bot) -> bool:
 
 
 def tournament_visibility(user: Any | AnonymousUser) -> Q:
-    """The tournaments ``user`` may see: every one but the drafts of other organisers
-    (:func:`tournaments.visibility.tournaments_shown_q` decides)."""
-    return visibility.tournaments_shown_q(user=user)
+    """The tournaments the tournament endpoints show ``user``: every one but the drafts of
+    other organisers, and no practice run (its author reads it through its version's ``try``
+    endpoint and its table's and deals' endpoints):
+    :func:`tournaments.visibility.tournaments_listed_q` decides."""
+    return visibility.tournaments_listed_q(user=user)
 
 
 class IsOrganiser(BasePermission):

@@ -55,10 +55,12 @@ def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[s
     return dict(serializer.validated_data)
 
 
-def _immutable(response: ResponseT) -> ResponseT:
+def _immutable(response: ResponseT, *, private: bool = False) -> ResponseT:
     """Mark an answer that will never change (a replay, final standings): any client or
-    proxy may keep it."""
-    response["Cache-Control"] = f"public, max-age={caching.TIMEOUT}"
+    proxy may keep it; only the client, if it is ``private`` (a practice run's: its author's
+    and staff's only)."""
+    scope = "private" if private else "public"
+    response["Cache-Control"] = f"{scope}, max-age={caching.TIMEOUT}"
     return response
 
 
@@ -626,7 +628,9 @@ class TableLog(ApiView):
         table = _visible_table(request, selectors.table_get(table_id=pk))
         if not visibility.table_shown(user=request.user, table=table):
             raise Hidden(visibility.table_hidden_reason(table=table))
-        response = _immutable(Response(selectors.table_log(table=table)))
+        response = _immutable(
+            Response(selectors.table_log(table=table)), private=table.tournament.practice
+        )
         response["Content-Disposition"] = content_disposition(f"table-{table.pk}.json")
         return response
 
@@ -675,11 +679,14 @@ class DealReplay(ApiView):
         # changes): it is sent as stored, in one query that also says whether it may be shown.
         stored = selectors.deal_replay_stored(deal_id=pk)
         if stored is not None and stored.visible and stored.document is not None:
-            text = stored.document
-        else:  # hidden (say why), missing, or recorded before replays were stored
-            deal = _visible_deal(request, pk)
-            text = selectors.deal_replay_document(deal_id=deal.pk)
-        return _immutable(HttpResponse(text, content_type="application/json"))
+            return _immutable(HttpResponse(stored.document, content_type="application/json"))
+        # Hidden from the public (say why, or show it to whom it is shown: a practice run's
+        # author), missing, or recorded before replays were stored.
+        deal = _visible_deal(request, pk)
+        text = stored.document if stored is not None and stored.document else None
+        text = text or selectors.deal_replay_document(deal_id=deal.pk)
+        private = deal.table.tournament.practice
+        return _immutable(HttpResponse(text, content_type="application/json"), private=private)
 
 
 class DealAuditView(ApiView):

@@ -490,6 +490,10 @@ TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "
 TAPIS_VALIDATION_LEASE_SECONDS = float(env_str("TAPIS_VALIDATION_LEASE_SECONDS", "900"))
 # Batches of all matches ("is v2 better?") in flight at once: their fair share of the workers.
 TAPIS_MATCH_BATCHES = int(env_str("TAPIS_MATCH_BATCHES", "1"))
+# Practice runs (a version's "try it"): at most this many waiting or playing per author, and
+# this many started per author in an hour.
+TAPIS_PRACTICE_ACTIVE = int(env_str("TAPIS_PRACTICE_ACTIVE", "2"))
+TAPIS_PRACTICE_PER_HOUR = int(env_str("TAPIS_PRACTICE_PER_HOUR", "20"))
 TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
 import games
@@ -23,6 +23,7 @@ from api.permissions import is_organiser, owns_bot, runs_tournament
 from judge.seats import LOG_CUT_NOTE
 from tournaments import scoring, selectors, visibility
 from tournaments.models import Bot, BotVersion, Entry, Seat, Table, Tournament
+from tournaments.page_selectors.tables import TablePage, table_page
 from tournaments.tournament_settings import TournamentSettings
 
 
@@ -43,12 +44,12 @@ def account_page(*, user: Any) -> AccountPage:
         .order_by("name", "pk")
     )
     entries = list(
-        Entry.objects.filter(user=user)
+        Entry.objects.filter(user=user, tournament__practice=False)
         .select_related("tournament", "version__bot")
         .order_by("-created_at", "-pk")[:50]
     )
     organised = list(
-        Tournament.objects.filter(organiser=user)
+        Tournament.objects.filter(organiser=user, practice=False)
         .annotate(entry_total=Count("entries"))
         .order_by("-created_at", "-pk")[:50]
     )
@@ -69,6 +70,27 @@ def game_choices() -> list[tuple[str, str]]:
 def game_catalogue() -> list[dict[str, Any]]:
     """The engine's declared games, presets and options (as ``GET /api/v1/games/``)."""
     return list(games.catalogue())
+
+
+def game_entry(*, game: str) -> dict[str, Any]:
+    """The engine's declaration of ``game`` (its presets and options); Http404 if unknown."""
+    for entry in games.catalogue():
+        if entry["name"] == game:
+            return dict(entry)
+    raise Http404("no such game")
+
+
+def game_table_sizes(*, game: dict[str, Any]) -> list[int]:
+    """The table sizes a game declares (its ``players`` option: its choices, or from its
+    minimum to its maximum)."""
+    for option in game.get("options", []):
+        if option.get("name") != "players":
+            continue
+        if option.get("choices"):
+            return sorted(int(n) for n in option["choices"])
+        if option.get("minimum") is not None and option.get("maximum") is not None:
+            return list(range(int(option["minimum"]), int(option["maximum"]) + 1))
+    return []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,7 +131,7 @@ def bot_page(*, user: Any, bot_id: int) -> BotPage:
             )
         ),
         entries=list(
-            Entry.objects.filter(version__bot=bot)
+            Entry.objects.filter(version__bot=bot, tournament__practice=False)
             .select_related("tournament", "version")
             .order_by("-created_at", "-pk")
         ),
@@ -153,14 +175,18 @@ def enterable_versions(*, user: Any, tournament: Tournament) -> QuerySet[BotVers
 
 
 def open_tournament(*, tournament_id: int) -> Tournament:
-    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    tournament = Tournament.objects.filter(pk=tournament_id, practice=False).first()
     if tournament is None or tournament.status == Tournament.Status.DRAFT:
         raise Http404("no such tournament")
     return tournament
 
 
 def own_entry(*, user: Any, entry_id: int) -> Entry:
-    entry = Entry.objects.select_related("tournament", "version__bot").filter(pk=entry_id).first()
+    entry = (
+        Entry.objects.select_related("tournament", "version__bot")
+        .filter(pk=entry_id, tournament__practice=False)
+        .first()
+    )
     if entry is None or not (entry.user_id == user.pk or getattr(user, "is_staff", False)):
         raise Http404("no such entry of yours")
     return entry
@@ -228,8 +254,13 @@ def may_organise(*, user: Any) -> bool:
 
 
 def run_tournament(*, user: Any, tournament_id: int) -> Tournament:
-    """The tournament ``tournament_id`` if ``user`` runs it (its organiser, or staff); 404."""
-    tournament = Tournament.objects.select_related("organiser").filter(pk=tournament_id).first()
+    """The tournament ``tournament_id`` if ``user`` runs it (its organiser, or staff); 404
+    (and for a practice run: nobody organises that)."""
+    tournament = (
+        Tournament.objects.select_related("organiser")
+        .filter(pk=tournament_id, practice=False)
+        .first()
+    )
     if tournament is None or not runs_tournament(user, tournament):
         raise Http404("no such tournament of yours")
     return tournament
@@ -312,3 +343,121 @@ def run_table(*, tournament: Tournament, table_id: int) -> Table:
 
 def organised_q(*, user: Any) -> Q:
     return Q(organiser=user)
+
+
+# ---------------------------------------------------------------------------------------------
+# Practice runs (a version's "try it")
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PracticeLine:
+    """A practice run as its version's page lists it."""
+
+    tournament: Tournament
+    table: Table | None
+    state: str  # waiting, playing, finished, failed
+
+    @property
+    def over(self) -> bool:
+        return self.state in ("finished", "failed")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PracticePage:
+    line: PracticeLine
+    version: BotVersion
+    seat: int | None  # the author's seat at the table
+    results: TablePage | None  # once its play may be shown: the table page's results
+    error: str  # why it failed, in one line
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.line.tournament
+
+
+def _practice_state(tournament: Tournament, table: Table | None) -> str:
+    if tournament.status == Tournament.Status.CANCELLED:
+        return "failed"
+    if tournament.status == Tournament.Status.FINISHED:
+        return "finished"
+    if table is not None and table.status == Table.Status.RUNNING:
+        return "playing"
+    return "waiting"
+
+
+def _practice_line(tournament: Tournament) -> PracticeLine:
+    table = next(iter(tournament.tables.all()), None)
+    return PracticeLine(tournament, table, _practice_state(tournament, table))
+
+
+def _practices() -> QuerySet[Tournament]:
+    return (
+        Tournament.objects.filter(practice=True)
+        .defer("options", "place_points")
+        .prefetch_related(
+            Prefetch("tables", queryset=Table.objects.defer("result", "error").order_by("pk")),
+            Prefetch("entries", queryset=Entry.objects.select_related("version__bot")),
+        )
+    )
+
+
+def version_practices(*, user: Any, version: BotVersion, limit: int = 10) -> list[PracticeLine]:
+    """The latest practice runs of ``version`` that ``user`` may see, newest first."""
+    runs = (
+        _practices()
+        .filter(visibility.tournaments_shown_q(user=user), entries__version=version)
+        .order_by("-created_at", "-pk")[:limit]
+    )
+    return [_practice_line(t) for t in runs]
+
+
+def practice_page(*, user: Any, practice_id: int) -> PracticePage:
+    """A practice run: its settings, its state and, once played, its table's results (the
+    score sheet deal by deal with a replay of each, the faults in words, the decision times).
+    Http404 for a run that is not one ``user`` may see
+    (:func:`tournaments.visibility.practice_shown`): another author's, or one still playing
+    for staff."""
+    tournament = _practices().filter(pk=practice_id).first()
+    if tournament is None or not visibility.tournament_shown(user=user, tournament=tournament):
+        raise Http404("no such practice run")
+    line = _practice_line(tournament)
+    entry = next(iter(tournament.entries.all()))
+    seat = None
+    results = None
+    error = ""
+    if line.table is not None:
+        seat = (
+            Seat.objects.filter(table=line.table, entry=entry)
+            .values_list("position", flat=True)
+            .first()
+        )
+        if visibility.table_shown(user=user, table=line.table):
+            results = table_page(table_id=line.table.pk, user=user)
+        if line.state == "failed":
+            reason = Table.objects.values_list("error", flat=True).get(pk=line.table.pk)
+            lines = [text for text in reason.strip().splitlines() if text.strip()]
+            error = lines[-1].strip() if lines else "no reason was recorded"
+    return PracticePage(line=line, version=entry.version, seat=seat, results=results, error=error)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class VersionPage:
+    version: BotVersion
+    mine: bool  # staff see every version's page; only its owner tries it
+    practices: Sequence[PracticeLine]
+
+    @property
+    def may_try(self) -> bool:
+        return self.mine and self.version.status == BotVersion.Status.READY
+
+
+def version_page(*, user: Any, bot_id: int, number: int) -> VersionPage:
+    """A version's page: the version (its owner and staff; 404 otherwise), whether ``user``
+    owns it, and its practice runs ``user`` may see."""
+    version = own_version(user=user, bot_id=bot_id, number=number)
+    return VersionPage(
+        version=version,
+        mine=owns_bot(user, version.bot),
+        practices=version_practices(user=user, version=version),
+    )

@@ -176,7 +176,12 @@ class BotArtifact(models.Model):
 
 
 class Tournament(models.Model):
-    """A fixed-length tournament: every table plays ``deals_per_table`` deals."""
+    """A fixed-length tournament: every table plays ``deals_per_table`` deals.
+
+    A practice run (``practice``) is a tournament of one round, one table and one entry (the
+    author's version, built-in bots in the other seats): it goes through the same queue,
+    claim, sweep, judge and recording as any table, so that its deals replay like any deal
+    (:mod:`tournaments.services.practice`; who sees it: :mod:`tournaments.visibility`)."""
 
     class Status(models.TextChoices):
         DRAFT = "draft", "draft"
@@ -207,6 +212,13 @@ class Tournament(models.Model):
     max_faults = models.PositiveSmallIntegerField(default=DEFAULTS["max_faults"])
     house_bot = models.CharField(max_length=32, default=DEFAULTS["house_bot"])
     allow_multiple_entries = models.BooleanField(default=DEFAULTS["allow_multiple_entries"])
+    practice = models.BooleanField(
+        default=False,
+        db_index=True,
+        help_text="A bot author's practice run (the version page's \"try it\"): one table of "
+        "the author's version against built-in bots, its ``organiser`` the author. Shown to "
+        "the author (and to staff once over), listed nowhere, never rated.",
+    )
     registration_opens_at = models.DateTimeField(null=True, blank=True)
     registration_closes_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(

@@ -6,7 +6,7 @@ The deal replay viewer answers ``/deals/<id>/``.
 
 from django.urls import URLPattern, URLResolver, path
 
-from tournaments.pages import accounts, authoring, matches, organising, replay, views
+from tournaments.pages import accounts, authoring, matches, organising, practice, replay, views
 
 app_name = "tournaments"
 
@@ -49,6 +49,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         authoring.my_version_status,
         name="my-version-status",
     ),
+    path("account/bots/<int:pk>/v<int:number>/try/", practice.version_try, name="version-try"),
+    path("practice/<int:pk>/", practice.practice_detail, name="practice"),
+    path("practice/<int:pk>/live/", practice.practice_live, name="practice-live"),
     path("account/entries/<int:pk>/withdraw/", authoring.entry_withdraw, name="entry-withdraw"),
     path("tournaments/<int:pk>/enter/", authoring.tournament_enter, name="tournament-enter"),
     path("tables/<int:pk>/seats/<int:seat>/log/", authoring.seat_log, name="seat-log"),

@@ -13,6 +13,12 @@ subject                            shown
 =================================  ==========================================================
 a tournament (and what hangs off   to everyone, once it is no longer a draft; a draft only to
 it: entries, rounds, tables)       its organiser and staff (:func:`tournament_shown`)
+a practice run (a bot author's     to its author always, to staff once it is over (finished
+"try it": ``Tournament.practice``)  or failed), to nobody else (:func:`practice_shown`); listed
+                                   nowhere: no list, ranking, standing, statistic, bot page
+                                   or public API list counts it (:func:`tournaments_listed_q`,
+                                   :func:`tables_shown_q`); its table's play follows the rule
+                                   below, for those who may see the practice
 everything a table played: its     to everyone, staff included, once the table is finished
 deals, hands, passes, tricks,      and, in duplicate play, its whole round is (the other
 decisions, faults, replay log,     tables of the round play the same cards); never before,
@@ -30,12 +36,15 @@ a table's deal seed                with its deals (:func:`table_seed_shown`): ev
 =================================  ==========================================================
 
 "Staff included" is the rule, not a default: no function here has an exception for staff
-except the two that are about who runs a tournament (drafts) and who owns a bot (logs).
+except the three that are about who runs a tournament (drafts), who owns a bot (logs) and
+whose practice run it is (staff see one once it is over, when nothing of it is hidden).
 
 Queries that filter many rows at once use :func:`tables_shown_q` and
 :func:`tournaments_shown_q`, which say the same as the functions (the tests compare them for
-every combination of statuses), and the lean replay path's SQL reads the four statuses and
-asks :func:`play_shown`.
+every combination of statuses; :func:`tables_shown_q` is what is shown to the public, so it
+leaves practice tables out), and the lean replay path's SQL reads the four statuses and the
+practice flag and asks :func:`play_public`. Lists of tournaments use
+:func:`tournaments_listed_q`: what is shown, practice runs left out.
 """
 
 from __future__ import annotations
@@ -77,25 +86,54 @@ def _staff(user: Viewer) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
+# A practice run is over (staff may see it) once its tournament is no longer running: finished,
+# or cancelled because its table failed.
+PRACTICE_OVER = (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+
+
+def _mine(user: Viewer, tournament: Tournament) -> bool:
+    return _authenticated(user) and tournament.organiser_id == getattr(user, "pk", None)
+
+
+def practice_shown(*, user: Viewer, tournament: Tournament) -> bool:
+    """Whether ``user`` may see the practice run ``tournament`` (its page, its table, its
+    deals once played): its author (the tournament's ``organiser``) always; staff once it is
+    over (nothing of it is hidden then: "staff see nothing hidden" holds for a practice too);
+    nobody else, ever."""
+    return _mine(user, tournament) or (_staff(user) and tournament.status in PRACTICE_OVER)
+
+
 def tournament_shown(*, user: Viewer, tournament: Tournament) -> bool:
     """Whether ``user`` may see ``tournament`` at all: every tournament but a draft, which
-    only its organiser and staff see (they prepare it)."""
+    only its organiser and staff see (they prepare it), and a practice run, which only
+    :func:`practice_shown` allows."""
+    if tournament.practice:
+        return practice_shown(user=user, tournament=tournament)
     if tournament.status != Tournament.Status.DRAFT:
         return True
-    return _staff(user) or (
-        _authenticated(user) and tournament.organiser_id == getattr(user, "pk", None)
-    )
+    return _staff(user) or _mine(user, tournament)
 
 
-def tournaments_shown_q(*, user: Viewer) -> Q:
+def tournaments_shown_q(*, user: Viewer, prefix: str = "") -> Q:
     """The tournaments ``user`` may see, as a filter of ``Tournament`` rows
-    (:func:`tournament_shown`)."""
+    (:func:`tournament_shown`), or of rows that reach a tournament through ``prefix``
+    (``"tournament__"`` for tables and entries)."""
+    p = prefix
+    mine = (
+        Q(**{f"{p}organiser_id": getattr(user, "pk", None)})
+        if _authenticated(user)
+        else Q(**{f"{p}pk__in": []})
+    )
     if _staff(user):
-        return Q()
-    public = ~Q(status=Tournament.Status.DRAFT)
-    if _authenticated(user):
-        return public | Q(organiser_id=getattr(user, "pk", None))
-    return public
+        return Q(**{f"{p}practice": False}) | Q(**{f"{p}status__in": PRACTICE_OVER}) | mine
+    return (Q(**{f"{p}practice": False}) & ~Q(**{f"{p}status": Tournament.Status.DRAFT})) | mine
+
+
+def tournaments_listed_q(*, user: Viewer) -> Q:
+    """The tournaments a list shows ``user`` (the site's lists, the API's, a bot's entries):
+    those :func:`tournaments_shown_q` allows but practice runs, which are found from their
+    version's page only."""
+    return tournaments_shown_q(user=user) & Q(practice=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,6 +159,30 @@ def play_shown(
         table_status == Table.Status.DONE
         and tournament_status != Tournament.Status.DRAFT
         and (not duplicate or round_status == Round.Status.DONE)
+    )
+
+
+def play_public(
+    *,
+    table_status: str,
+    round_status: str,
+    tournament_status: str,
+    duplicate: bool,
+    practice: bool,
+) -> bool:
+    """Whether a table's play is shown to anyone who asks (the lean replay paths answer
+    these without knowing who asks): :func:`play_shown`, and not a practice run (only its
+    author and staff see that: :func:`practice_shown`).
+
+    >>> play_public(table_status="done", round_status="done", tournament_status="finished",
+    ...             duplicate=False, practice=True)
+    False
+    """
+    return not practice and play_shown(
+        table_status=table_status,
+        round_status=round_status,
+        tournament_status=tournament_status,
+        duplicate=duplicate,
     )
 
 
@@ -153,12 +215,14 @@ def table_hidden_reason(*, table: Table) -> str:
 
 
 def tables_shown_q(*, prefix: str = "") -> Q:
-    """The tables whose play and results may be shown (:func:`play_shown`), as a filter of
-    ``Table`` rows, or of rows that reach a table through ``prefix`` (``"table__"`` for deals,
-    seats and faults)."""
+    """The tables whose play and results may be shown to anyone (:func:`play_public`: what
+    :func:`table_shown` answers for the public), as a filter of ``Table`` rows, or of rows that
+    reach a table through ``prefix`` (``"table__"`` for deals, seats and faults). Practice
+    tables are never among them: lists, statistics and bot pages never count them."""
     return (
         Q(**{f"{prefix}status": Table.Status.DONE})
         & ~Q(**{f"{prefix}tournament__status": Tournament.Status.DRAFT})
+        & Q(**{f"{prefix}tournament__practice": False})
         & (
             Q(**{f"{prefix}tournament__duplicate": False})
             | Q(**{f"{prefix}round__status": Round.Status.DONE})

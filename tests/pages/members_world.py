@@ -1,7 +1,8 @@
 """The world of the members' pages tests: the API tests' world (tests/api/conftest.py: an
 author with a ready bot and a pending one, another author, an organiser of every tournament,
 staff; a draft, an open, a running and a finished tournament) plus a second organiser who runs
-none of them, and the running tournament's table failed by a worker (through the services).
+none of them, the running tournament's table failed by a worker (through the services), and
+two practice runs of the author's ready version: one played, one waiting for a worker.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client, override_settings
 
-from tests.api.conftest import FAST_HASHERS, World, build_world, make_user
+from tests.api.conftest import FAST_HASHERS, World, build_world, make_user, ready_version
 from tournaments import services
-from tournaments.models import Seat, Table
+from tournaments.models import Seat, Table, Tournament
 
 ROLES = ("anonymous", "author", "other", "organiser", "other_organiser", "staff")
 
@@ -26,6 +27,8 @@ class MembersWorld:
     api: World
     users: dict[str, User | None]
     failed: Table  # the running tournament's table, failed
+    practice_done: Tournament  # the author's practice run of their ready version, played
+    practice_waiting: Tournament  # another, queued (no worker in these tests)
 
     def client(self, role: str) -> Client:
         client = Client()
@@ -51,7 +54,17 @@ def build_members_world() -> MembersWorld:
         table_id=table.pk, token="tests-token", error="RuntimeError: the judge fell over"
     )
     table.refresh_from_db()
-    return MembersWorld(api=api, users=users, failed=table)
+    author = users["author"]
+    assert author is not None
+    version = ready_version(api.bot)
+    done = services.practice_create(owner=author, version=version, deals=2)
+    services.tournament_run_here(tournament=done)
+    done.refresh_from_db()
+    assert done.status == Tournament.Status.FINISHED
+    waiting = services.practice_create(owner=author, version=version, deals=1)
+    return MembersWorld(
+        api=api, users=users, failed=table, practice_done=done, practice_waiting=waiting
+    )
 
 
 def members_world_for_module(django_db_blocker: Any) -> Iterator[MembersWorld]:

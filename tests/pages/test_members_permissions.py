@@ -158,6 +158,45 @@ CASES = [
         ),
         only({AUTHOR: 403, STAFF: 403}, anonymous=404),
     ),
+    # Practice runs (a version's "try it")
+    Case(
+        "try it (the author's ready version)",
+        "POST",
+        lambda w: reverse("tournaments:version-try", args=[w.bot.pk, 1]),
+        only({AUTHOR: 302, STAFF: 403}),
+        body=lambda w: {"preset": "whisthub", "deals": 1, "opponent": "random"},
+    ),
+    Case(
+        "try it (a pending version: refused next to the form)",
+        "POST",
+        lambda w: reverse("tournaments:version-try", args=[w.pending.pk, 1]),
+        only({AUTHOR: 400, STAFF: 403}),
+        body=lambda w: {"preset": "whisthub", "deals": 1, "opponent": "random"},
+    ),
+    Case(
+        "practice (played)",
+        "GET",
+        lambda w: reverse("tournaments:practice", args=[w.practice_done.pk]),
+        only({AUTHOR: 200, STAFF: 200}),
+    ),
+    Case(
+        "practice (waiting: staff see it once over)",
+        "GET",
+        lambda w: reverse("tournaments:practice", args=[w.practice_waiting.pk]),
+        only({AUTHOR: 200}),
+    ),
+    Case(
+        "practice live (played: stop polling)",
+        "GET",
+        lambda w: reverse("tournaments:practice-live", args=[w.practice_done.pk]),
+        only({AUTHOR: 286, STAFF: 286}),
+    ),
+    Case(
+        "practice live (waiting)",
+        "GET",
+        lambda w: reverse("tournaments:practice-live", args=[w.practice_waiting.pk]),
+        only({AUTHOR: 200}),
+    ),
     # Organisers
     Case(
         "tournament new",
@@ -297,6 +336,7 @@ def test_every_member_route_is_in_the_matrix(world: MembersWorld) -> None:
         "tournaments.pages.accounts",
         "tournaments.pages.authoring",
         "tournaments.pages.organising",
+        "tournaments.pages.practice",
     }
     names = {
         pattern.name

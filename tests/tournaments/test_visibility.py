@@ -34,10 +34,13 @@ ROUND_STATUSES = [s.value for s in Round.Status]
 TABLE_STATUSES = [s.value for s in Table.Status]
 
 
-def _tournament(organiser: User, status: str, duplicate: bool) -> Tournament:
+def _tournament(
+    organiser: User, status: str, duplicate: bool, *, practice: bool = False
+) -> Tournament:
     finished = status == Tournament.Status.FINISHED
     return Tournament.objects.create(
-        name=f"{status} {duplicate}",
+        name=f"{status} {duplicate} {practice}",
+        practice=practice,
         organiser=organiser,
         game="hearts",
         preset="whisthub",
@@ -66,11 +69,16 @@ def users() -> dict[str, User | AnonymousUser | None]:
 def test_every_path_agrees_on_every_combination_of_statuses(
     users: dict[str, User | AnonymousUser | None],
 ) -> None:
+    """Practice runs included: their play follows the same rule, for their author (the
+    "organiser" here) always and for staff once the run is over; the public paths (the lean
+    replay SQL, ``tables_shown_q``) and everyone else never see them."""
     organiser = users["organiser"]
     assert isinstance(organiser, User)
-    deals: list[tuple[Deal, bool]] = []
-    for status, duplicate in itertools.product(TOURNAMENT_STATUSES, (False, True)):
-        tournament = _tournament(organiser, status, duplicate)
+    deals: list[tuple[Deal, bool, dict[str, bool]]] = []
+    for status, duplicate, practice in itertools.product(
+        TOURNAMENT_STATUSES, (False, True), (False, True)
+    ):
+        tournament = _tournament(organiser, status, duplicate, practice=practice)
         for number, round_status in enumerate(ROUND_STATUSES, start=1):
             round_ = Round.objects.create(tournament=tournament, number=number, status=round_status)
             for table_number, table_status in enumerate(TABLE_STATUSES, start=1):
@@ -83,13 +91,17 @@ def test_every_path_agrees_on_every_combination_of_statuses(
                 )
                 deal = Deal.objects.create(table=table, index=0, record={}, points=[0], log={})
                 DealReplay.objects.create(deal=deal, document="{}")
-                expected = (
+                play = (
                     table_status == "done"
                     and status != "draft"
                     and (not duplicate or round_status == "done")
                 )
-                deals.append((deal, expected))
-    assert len(deals) == len(TOURNAMENT_STATUSES) * 2 * len(ROUND_STATUSES) * len(TABLE_STATUSES)
+                over = status in ("finished", "cancelled")
+                by_user = dict.fromkeys(users, play and not practice)
+                if practice:
+                    by_user.update(organiser=play, staff=play and over)
+                deals.append((deal, play and not practice, by_user))
+    assert len(deals) == len(TOURNAMENT_STATUSES) * 4 * len(ROUND_STATUSES) * len(TABLE_STATUSES)
     shown_by_query = set(
         Table.objects.filter(visibility.tables_shown_q()).values_list("pk", flat=True)
     )
@@ -98,16 +110,26 @@ def test_every_path_agrees_on_every_combination_of_statuses(
             "pk", flat=True
         )
     )
-    for deal, expected in deals:
+    assert any(by_user["organiser"] for _, public, by_user in deals if not public)
+    assert any(by_user["staff"] for _, public, by_user in deals if not public)
+    for deal, public, by_user in deals:
         stored = selectors.deal_replay_stored(deal_id=deal.pk)
         assert stored is not None
-        assert stored.visible is expected, deal.table  # the lean path's SQL
-        assert (deal.table_id in shown_by_query) is expected
-        assert (deal.pk in deals_by_query) is expected
+        assert stored.visible is public, deal.table  # the lean path's SQL
+        assert (deal.table_id in shown_by_query) is public
+        assert (deal.pk in deals_by_query) is public
         fresh = selectors.deal_get(deal_id=deal.pk)  # what the API's view reads
         for name, user in users.items():
+            expected = by_user[name]
             assert visibility.deal_shown(user=user, deal=fresh) is expected, (name, deal.table)
             assert visibility.table_shown(user=user, table=fresh.table) is expected, name
+            # The same from the row of the tournament a path reads the table's through.
+            shown = Tournament.objects.filter(
+                visibility.tournaments_shown_q(user=user, prefix=""), pk=fresh.table.tournament_id
+            ).exists()
+            assert shown is visibility.tournament_shown(
+                user=user, tournament=fresh.table.tournament
+            )
 
 
 def test_drafts_are_their_organisers_and_staffs_and_the_filter_agrees(
@@ -126,6 +148,35 @@ def test_drafts_are_their_organisers_and_staffs_and_the_filter_agrees(
             expected = tournament.status != "draft" or name in ("organiser", "staff")
             assert visibility.tournament_shown(user=user, tournament=tournament) is expected
             assert (tournament.pk in by_query) is expected, (name, tournament.status)
+
+
+def test_a_practice_run_is_its_authors_and_staffs_once_over_and_listed_nowhere(
+    users: dict[str, User | AnonymousUser | None],
+) -> None:
+    author = users["organiser"]  # a practice run's organiser is its author
+    assert isinstance(author, User)
+    runs = [_tournament(author, s, False, practice=True) for s in TOURNAMENT_STATUSES]
+    ordinary = _tournament(author, Tournament.Status.RUNNING, False)
+    for name, user in users.items():
+        shown = set(
+            Tournament.objects.filter(visibility.tournaments_shown_q(user=user)).values_list(
+                "pk", flat=True
+            )
+        )
+        listed = set(
+            Tournament.objects.filter(visibility.tournaments_listed_q(user=user)).values_list(
+                "pk", flat=True
+            )
+        )
+        assert ordinary.pk in listed
+        for run in runs:
+            expected = name == "organiser" or (
+                name == "staff" and run.status in ("finished", "cancelled")
+            )
+            assert visibility.practice_shown(user=user, tournament=run) is expected, name
+            assert visibility.tournament_shown(user=user, tournament=run) is expected, name
+            assert (run.pk in shown) is expected, (name, run.status)
+            assert run.pk not in listed, (name, run.status)
 
 
 def test_the_seed_is_shown_once_finished_to_everyone_and_never_before(

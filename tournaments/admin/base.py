@@ -96,6 +96,9 @@ class HidingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     # its table; only rows whose table may be shown are listed, and their own fields are
     # then no secret.
     table_path: str | None = None
+    # Set for models that hang off a tournament: the path from the model to it; only rows of
+    # tournaments the user may see are listed (a practice run: staff see it once it is over).
+    tournament_path: str | None = None
     # The admin's display methods that show a secret field, by the field they show.
     secret_displays: Mapping[str, str] = {}
 
@@ -103,6 +106,10 @@ class HidingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         qs = super().get_queryset(request)
         if self.table_path is not None:
             qs = qs.filter(visibility.tables_shown_q(prefix=self.table_path))
+        if self.tournament_path is not None:
+            qs = qs.filter(
+                visibility.tournaments_shown_q(user=request.user, prefix=self.tournament_path)
+            )
         return qs
 
     def lookup_allowed(self, lookup: str, value: str, request: Any = None) -> bool:

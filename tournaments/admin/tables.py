@@ -92,6 +92,7 @@ class FaultInline(ReadOnlyInline):
 
 @admin.register(Table)
 class TableAdmin(HidingAdmin):
+    tournament_path = "tournament__"
     list_display = [
         "__str__",
         "status",
@@ -209,6 +210,7 @@ class FaultAdmin(ReadOnlyAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(ReadOnlyAdmin):
+    tournament_path = "table__tournament__"
     list_display = [
         "__str__",
         "entry",

@@ -149,6 +149,7 @@ class TournamentAdminForm(forms.ModelForm):  # type: ignore[type-arg]
 
 @admin.register(Tournament)
 class TournamentAdmin(HidingAdmin):
+    tournament_path = ""
     list_display = [
         "name",
         "game",
@@ -348,6 +349,7 @@ class TournamentAdmin(HidingAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(HidingAdmin):
+    tournament_path = "tournament__"
     list_display = [
         "__str__",
         "user",
@@ -400,6 +402,7 @@ class EntryAdmin(HidingAdmin):
 
 @admin.register(Round)
 class RoundAdmin(ReadOnlyAdmin):
+    tournament_path = "tournament__"
     list_display = ["__str__", "status", "started_at", "finished_at"]
     list_filter = ["status"]
     search_fields = ["tournament__name"]

@@ -27,8 +27,8 @@ from tournaments.page_selectors.common import (
     HEAD_TO_HEAD_SIZE,
     PAGE_SIZE,
     game_title,
+    listed_tournaments,
     paginate,
-    visible_tournaments,
 )
 from tournaments.page_selectors.home import (
     split_family,
@@ -136,7 +136,7 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
         BotVersion.objects.filter(bot=bot).defer("content", "report").order_by("-number")
     )
     entries_qs = (
-        Entry.objects.filter(version__bot=bot, tournament__in=visible_tournaments(user=user))
+        Entry.objects.filter(version__bot=bot, tournament__in=listed_tournaments(user=user))
         .select_related("tournament", "version")
         .defer("version__content", "version__report", "tournament__options")
         .annotate(entry_count=Count("tournament__entries", distinct=True))
@@ -164,7 +164,7 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
         visibility.tables_shown_q(prefix="table__"),
         entry__version__bot=bot,
         place__isnull=False,
-        table__tournament__in=visible_tournaments(user=user),
+        table__tournament__in=listed_tournaments(user=user),
     )
     summary = own.aggregate(tables=Count("pk"), average=Avg("place"))
     own_places = dict(own.values_list("table_id", "place"))

@@ -35,19 +35,28 @@ def paginate(items: QuerySet[Any] | Sequence[Any], page: str | int | None, size:
 
 def visible_tournaments(*, user: Any) -> QuerySet[Tournament]:
     """The tournaments ``user`` may see on the site: every one but drafts, which only their
-    organiser and staff see (as through the API)."""
+    organiser and staff see (as through the API), and practice runs, their author's (and
+    staff's once over): :func:`tournaments.visibility.tournaments_shown_q`."""
     return Tournament.objects.filter(visibility.tournaments_shown_q(user=user))
 
 
-def table_results_visible(*, table: Table) -> bool:
-    """Whether a table's cards, results and log may be shown now (to anyone, staff too):
+def listed_tournaments(*, user: Any) -> QuerySet[Tournament]:
+    """The tournaments the site's lists show ``user``: :func:`visible_tournaments` but
+    practice runs, which no list counts (:func:`tournaments.visibility.tournaments_listed_q`)."""
+    return Tournament.objects.filter(visibility.tournaments_listed_q(user=user))
+
+
+def table_results_visible(*, table: Table, user: Any = None) -> bool:
+    """Whether a table's cards, results and log may be shown now to ``user`` (the same for
+    everyone, staff too, but a practice run's, which only its author and staff see):
     :func:`tournaments.visibility.table_shown` decides."""
-    return visibility.table_shown(user=None, table=table)
+    return visibility.table_shown(user=user, table=table)
 
 
 def tournament_or_404(tournament_id: int, user: Any) -> Tournament:
+    """A tournament's page: a practice run has none (its page is the practice page)."""
     try:
-        return visible_tournaments(user=user).select_related("organiser").get(pk=tournament_id)
+        return listed_tournaments(user=user).select_related("organiser").get(pk=tournament_id)
     except Tournament.DoesNotExist:
         raise Http404("no such tournament") from None
 

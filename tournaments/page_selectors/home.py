@@ -23,8 +23,8 @@ from tournaments.page_selectors.common import (
     LEADERBOARD_SIZE,
     ProgressView,
     game_title,
+    listed_tournaments,
     progress_of,
-    visible_tournaments,
 )
 
 
@@ -153,7 +153,7 @@ def leaderboards(*, size: int = LEADERBOARD_SIZE) -> list[Leaderboard]:
 def home_page(*, user: Any) -> HomePage:
     """Running tournaments with their progress, open ones, recently finished ones with their
     winners, and the leaderboard of every game and preset family."""
-    base = visible_tournaments(user=user).select_related("organiser")
+    base = listed_tournaments(user=user).select_related("organiser")
     running = list(base.filter(status=Tournament.Status.RUNNING).order_by("-started_at", "-pk"))
     opened = list(
         base.filter(status=Tournament.Status.OPEN).order_by("-created_at", "-pk")[:HOME_LIST_SIZE]

@@ -132,7 +132,7 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
         )
     except Table.DoesNotExist:
         raise Http404("no such table") from None
-    shown = table_results_visible(table=table)
+    shown = table_results_visible(table=table, user=user)
     seats = seat_lines(table, user, shown)
     labels = {seat.position: seat.label for seat in seats}
     sheet: list[SheetLine] = []
@@ -274,7 +274,7 @@ def deal_audit_page(*, deal_id: int, user: Any) -> DealAuditPage:
         )
     except Deal.DoesNotExist:
         raise Http404("no such deal") from None
-    if not table_results_visible(table=deal.table):
+    if not table_results_visible(table=deal.table, user=user):
         raise PermissionDenied(visibility.table_hidden_reason(table=deal.table))
     return DealAuditPage(
         deal=deal,

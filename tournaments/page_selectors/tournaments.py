@@ -28,12 +28,12 @@ from tournaments.page_selectors.common import (
     catalogue,
     game_choices,
     game_title,
+    listed_tournaments,
     paginate,
     preset_doc,
     progress_of,
     rules_in_words,
     tournament_or_404,
-    visible_tournaments,
 )
 from tournaments.page_selectors.home import (
     TournamentCard,
@@ -70,7 +70,7 @@ def tournament_list_page(
     ]
     status = status if status in {s for s, _ in statuses} else ""
     game = game if game in catalogue() else ""
-    qs = visible_tournaments(user=user)
+    qs = listed_tournaments(user=user)
     if status:
         qs = qs.filter(status=status)
     if game:

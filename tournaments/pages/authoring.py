@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseStopPolling
 from tournaments import member_selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import BotVersion
-from tournaments.pages.forms import BotForm, EntryForm, VersionForm
+from tournaments.pages.forms import BotForm, EntryForm, PracticeForm, VersionForm
 
 
 @login_required
@@ -60,17 +60,31 @@ def my_bot(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_safe
 def my_version(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    version = member_selectors.own_version(user=request.user, bot_id=pk, number=number)
-    return render(request, "members/version.html", {"version": version, "nav_section": "account"})
+    """A version with its validation, and for its owner the "try it" form and its practice
+    runs (tournaments/pages/practice.py)."""
+    page = member_selectors.version_page(user=request.user, bot_id=pk, number=number)
+    context = {
+        "page": page,
+        "version": page.version,
+        "practice_form": PracticeForm(owner=request.user, version=page.version),
+        "nav_section": "account",
+    }
+    return render(request, "members/version.html", context)
 
 
 @login_required
 @require_safe
 def my_version_status(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """The version's status and report, for the polling of its page (htmx): stops polling
-    (286) once validation is over."""
-    version = member_selectors.own_version(user=request.user, bot_id=pk, number=number)
-    response = render(request, "members/includes/version_status.html", {"version": version})
+    (286) once validation is over, with the "try it" section swapped in."""
+    page = member_selectors.version_page(user=request.user, bot_id=pk, number=number)
+    version = page.version
+    context = {
+        "page": page,
+        "version": version,
+        "practice_form": PracticeForm(owner=request.user, version=version),
+    }
+    response = render(request, "members/includes/version_status_live.html", context)
     if version.status in (BotVersion.Status.READY, BotVersion.Status.REJECTED):
         return HttpResponseStopPolling(response.content)
     return response

@@ -18,6 +18,7 @@ from judge.package import MAX_ZIP_BYTES
 from tournaments import formats, member_selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotVersion, Entry, Tournament
+from tournaments.services import practice as practice_service
 from tournaments.tournament_settings import BOUNDS, DEFAULTS, NAME_MAX_LENGTH, TournamentSettings
 
 
@@ -117,6 +118,58 @@ class VersionForm(forms.Form):
             )
         except ApplicationError as error:
             _refuse(self, error, fields={"bot_package": "file"})
+            return None
+
+
+class PracticeForm(forms.Form):
+    """A version's "try it": a few deals against built-in bots (services.practice_create)."""
+
+    preset = forms.ChoiceField(help_text="The rules the table plays.")
+    table_size = forms.TypedChoiceField(
+        label="Table size",
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="Your bot and built-in bots in every other seat.",
+    )
+    deals = forms.IntegerField(
+        min_value=1,
+        max_value=practice_service.MAX_DEALS,
+        initial=practice_service.DEFAULT_DEALS,
+        help_text=f"From 1 to {practice_service.MAX_DEALS}.",
+    )
+    opponent = forms.ChoiceField(
+        label="Opponents",
+        initial=practice_service.DEFAULT_OPPONENT,
+        help_text="The built-in bot in the other seats.",
+    )
+
+    def __init__(self, *args: Any, owner: Any, version: BotVersion, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.owner = owner
+        self.version = version
+        game = member_selectors.game_entry(game=version.bot.game)
+        presets = [(str(p["name"]), str(p["name"])) for p in game.get("presets", [])]
+        self.fields["preset"].choices = presets  # type: ignore[attr-defined]
+        self.fields["table_size"].choices = [  # type: ignore[attr-defined]
+            ("", "the preset's"),
+            *((n, f"{n} seats") for n in member_selectors.game_table_sizes(game=game)),
+        ]
+        self.fields["opponent"].choices = [  # type: ignore[attr-defined]
+            (name, f"built-in {name}")
+            for name in services.practice_opponents(game=version.bot.game)
+        ]
+
+    def submit(self) -> Tournament | None:
+        """The practice run, or None with the service's refusal next to its field."""
+        if not self.is_valid():
+            return None
+        try:
+            return services.practice_create(
+                owner=self.owner, version=self.version, **self.cleaned_data
+            )
+        except ApplicationError as error:
+            _refuse(self, error, fields={})
             return None
 
 

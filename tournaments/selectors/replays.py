@@ -165,7 +165,7 @@ class StoredReplay:
 
 
 _STORED_REPLAY_SQL = f"""
-SELECT t.status, r.status, tn.status, tn.duplicate, dr.document
+SELECT t.status, r.status, tn.status, tn.duplicate, tn.practice, dr.document
 FROM {Deal._meta.db_table} d
 JOIN {Table._meta.db_table} t ON t.id = d.table_id
 JOIN {Round._meta.db_table} r ON r.id = t.round_id
@@ -196,8 +196,10 @@ def _stored_replay_query() -> str:
 
 
 def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
-    """Whether the deal ``deal_id`` may be shown to anyone (:func:`visibility.play_shown`:
-    its table finished; in duplicate play, its round; never in a draft) and its stored
+    """Whether the deal ``deal_id`` may be shown to anyone (:func:`visibility.play_public`:
+    its table finished; in duplicate play, its round; never in a draft nor a practice run,
+    which only its author and staff see: the callers then ask on their slower path, knowing
+    who asks) and its stored
     replay, in one query (None if there is no such deal). The replay is None for deals
     recorded before replays were stored."""
     if not 0 < deal_id < 2**63:  # no such id (the prepared statement takes a bigint)
@@ -208,12 +210,13 @@ def deal_replay_stored(*, deal_id: int) -> StoredReplay | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    table_status, round_status, tournament_status, duplicate, document = row
-    visible = visibility.play_shown(
+    table_status, round_status, tournament_status, duplicate, practice, document = row
+    visible = visibility.play_public(
         table_status=table_status,
         round_status=round_status,
         tournament_status=tournament_status,
         duplicate=bool(duplicate),
+        practice=bool(practice),
     )
     return StoredReplay(visible=visible, document=document)
 

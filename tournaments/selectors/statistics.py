@@ -177,7 +177,7 @@ def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
     house = statistics.preset_spread(game, preset)
     finished = list(
         Tournament.objects.filter(
-            game=game, preset=preset, status=Tournament.Status.FINISHED
+            game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
         ).values_list("pk", "duplicate")[:SPREAD_TOURNAMENTS]
     )
     if not finished:
@@ -234,7 +234,7 @@ def _kept_spread_source(*, game: str, preset: str) -> SpreadSource:
     """:func:`preset_spread_source`, kept in the cache until a tournament of the preset
     finishes (one query to know)."""
     finished = Tournament.objects.filter(
-        game=game, preset=preset, status=Tournament.Status.FINISHED
+        game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
     ).aggregate(n=Count("pk"), last=Max("pk"))
     key = f"tapis:spread:{game}:{preset}:{finished['n']}:{finished['last']}"
     kept: SpreadSource | None = cache.get(key)

@@ -90,6 +90,7 @@ def deal_get(*, deal_id: int) -> Deal:
             "table__round__status",
             "table__tournament__status",
             "table__tournament__duplicate",
+            "table__tournament__practice",
             "table__tournament__organiser_id",
             "table__tournament__game",
             "table__tournament__preset",

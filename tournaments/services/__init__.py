@@ -10,7 +10,8 @@ per entity, their public names gathered here (``from tournaments import services
 - :mod:`~tournaments.services.ratings`: the ratings a finished tournament updates;
 - :mod:`~tournaments.services.audit`: re-playing recorded deals through the engine;
 - :mod:`~tournaments.services.workers`: the workers' heartbeats;
-- :mod:`~tournaments.services.matches`: matches between two versions ("is v2 better?").
+- :mod:`~tournaments.services.matches`: matches between two versions ("is v2 better?");
+- :mod:`~tournaments.services.practice`: practice runs, a version's "try it".
 
 Every state change is a compare-and-set (``filter(pk=..., status=...).update(...)`` and check
 the count) or happens under ``select_for_update`` of the rows concerned, so that two workers,
@@ -48,6 +49,7 @@ from tournaments.services.lifecycle import (
     tournament_create,
     tournament_finish,
     tournament_open,
+    tournament_settings_checked,
     tournament_start,
     tournament_update,
 )
@@ -57,6 +59,11 @@ from tournaments.services.matches import (
     match_create,
     match_run_here,
     match_sweep,
+)
+from tournaments.services.practice import (
+    practice_create,
+    practice_opponents,
+    practice_table_failed,
 )
 from tournaments.services.ratings import ratings_update
 from tournaments.services.recording import table_record_result
@@ -110,6 +117,9 @@ __all__ = [
     "match_create",
     "match_run_here",
     "match_sweep",
+    "practice_create",
+    "practice_opponents",
+    "practice_table_failed",
     "ratings_update",
     "round_advance",
     "sweep_if_due",
@@ -130,6 +140,7 @@ __all__ = [
     "tournament_finish",
     "tournament_open",
     "tournament_run_here",
+    "tournament_settings_checked",
     "tournament_start",
     "tournament_update",
     "worker_heartbeat_record",

@@ -55,6 +55,13 @@ def tournament_create(*, organiser: User, settings: TournamentSettings) -> Tourn
     )
 
 
+def tournament_settings_checked(*, settings: TournamentSettings) -> dict[str, Any]:
+    """The model field values of these settings, checked as :func:`tournament_create` checks
+    them (ApplicationError if refused): for services that make a tournament of their own
+    (practice runs)."""
+    return _checked_settings(settings)
+
+
 def tournament_check(*, settings: TournamentSettings) -> None:
     """Raise ApplicationError if :func:`tournament_create` would refuse these settings (a
     form's validation: the admin's add form)."""
@@ -410,7 +417,7 @@ def round_advance(*, tournament: Tournament) -> Round | None:
 
 def tournament_finish(*, tournament: Tournament) -> Tournament:
     """Finish a running tournament: reveal its seed, freeze the final standings, update the
-    ratings. Runs once (compare-and-set on the status)."""
+    ratings (not for a practice run). Runs once (compare-and-set on the status)."""
     now = timezone.now()
     with transaction.atomic():
         updated = Tournament.objects.filter(
@@ -426,5 +433,6 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
             line.entry.final_points = as_points(line.points)
             entries.append(line.entry)
         Entry.objects.bulk_update(entries, ["final_rank", "final_points"])
-        ratings_update(tournament=tournament)
+        if not tournament.practice:  # a practice run is never rated
+            ratings_update(tournament=tournament)
     return tournament

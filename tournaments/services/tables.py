@@ -31,6 +31,7 @@ from tournaments.models import (
     WorkerHeartbeat,
 )
 from tournaments.services._sql import TABLE, sql_row
+from tournaments.services.practice import practice_table_failed
 from tournaments.services.recording import table_record_result
 
 if TYPE_CHECKING:
@@ -291,11 +292,16 @@ def table_release(*, table_id: int, token: str, reason: str) -> bool:
 
 
 def table_fail(*, table_id: int, token: str, error: str) -> bool:
-    return bool(
+    """Fail a table under its current claim (a bug, a setting the judge refused, its time
+    limit); a practice run's table ends its run."""
+    failed = bool(
         Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token).update(
             status=Table.Status.FAILED, error=error[-20000:], lease_expires_at=None
         )
     )
+    if failed:
+        practice_table_failed(table_id=table_id)
+    return failed
 
 
 def table_rerun(*, table: Table) -> Table:
@@ -375,6 +381,7 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
                 f"without a result (last worker: {table.claimed_by})",
             ):
                 failed.append(table.pk)
+                practice_table_failed(table_id=table.pk)
             continue
         with transaction.atomic():
             if Table.objects.filter(
