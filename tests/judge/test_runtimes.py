@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import tarfile
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -152,3 +156,99 @@ def test_tapis_play_reports_a_compile_error(
     seat = json.loads(capsys.readouterr().out)["seats"][0]
     assert seat["faults"][0]["kind"] == "crash"
     assert "cpp build failed: the compiler exited with status 1" in seat["faults"][0]["detail"]
+
+
+def _script_tar(text: bytes) -> bytes:
+    """An artifact's tar whose program ``bot`` is a shell script (no compiler made it)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo("./bot")
+        info.size, info.mode = len(text), 0o755
+        archive.addfile(info, io.BytesIO(text))
+    return buffer.getvalue()
+
+
+STALE_PROGRAM = b'#!/bin/sh\necho "STALE BUILD RAN" >&2\nexit 3\n'
+
+
+def _stored(source: Path, tmp_path: Path, toolchain: str) -> runtimes.Artifact:
+    """A stored artifact of ``source`` as a worker with ``toolchain`` would have left it; its
+    program is a script that says it ran, never what this worker's gcc makes."""
+    prepared = prepare(source, tmp_path / "prepared")
+    digest = runtimes.sources_digest(prepared.directory)
+    data = _script_tar(STALE_PROGRAM)
+    return runtimes.Artifact("c", prepared.entry, digest, toolchain, data, "", 0.0)
+
+
+@pytest.fixture
+def build_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty build cache of this worker, reachable by the sandbox uids."""
+    cache = Path(tempfile.mkdtemp(prefix="tapis-build-cache-"))
+    cache.chmod(0o711)
+    monkeypatch.setenv("TAPIS_BUILD_CACHE", str(cache))
+    yield cache
+    for folder in cache.iterdir():
+        runtimes.remove_tree(folder)
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+def test_a_stored_build_of_another_toolchain_is_rebuilt_never_run(
+    bwrap_works: None, build_cache: Path, tmp_path: Path
+) -> None:
+    """A worker whose gcc is not the one that made the stored build (another Debian release,
+    say) builds the sources again in its sandbox and plays that: the stored program never
+    runs."""
+    mine = runtimes.toolchain("c")
+    other = "gcc (Debian 99.1.0-1) 99.1.0; built by another worker"
+    assert other != mine
+    program = runtimes.seed(EXAMPLE["c"], _stored(EXAMPLE["c"], tmp_path, other))
+    assert (program / "bot").read_bytes()[:4] == b"\x7fELF"  # this worker's gcc made it
+    assert STALE_PROGRAM not in (program / "bot").read_bytes()
+
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(EXAMPLE["c"]), *["builtin:heuristic"] * 3],
+        deals=1,
+        seed=5,
+        sandbox="bwrap",
+    )
+    assert result.faults == ()
+    assert result.seats[0].name == "example-c"
+    assert "STALE BUILD RAN" not in result.seats[0].log
+
+
+def test_a_stored_build_of_this_toolchain_is_used_as_it_is(
+    bwrap_works: None, build_cache: Path, tmp_path: Path
+) -> None:
+    """Control for the test above: the same stored build, labelled with this worker's
+    toolchain, is what the table runs (it is not rebuilt), so a stale one would have run."""
+    stored = _stored(EXAMPLE["c"], tmp_path, runtimes.toolchain("c"))
+    program = runtimes.seed(EXAMPLE["c"], stored)
+    assert (program / "bot").read_bytes() == STALE_PROGRAM
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(EXAMPLE["c"]), *["builtin:heuristic"] * 3],
+        deals=1,
+        seed=5,
+        sandbox="bwrap",
+    )
+    assert result.faults[0].seat == 0
+    assert "STALE BUILD RAN" in result.seats[0].log
+
+
+def test_a_worker_that_cannot_rebuild_refuses_with_the_reason(
+    bwrap_works: None, build_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker whose toolchain differs and whose compiler cannot build (here: no gcc where
+    it looks) faults the seat with the build's reason, and still never runs the stored
+    program."""
+    stored = _stored(EXAMPLE["c"], tmp_path, "gcc (Debian 99.1.0-1) 99.1.0")
+    real = runtimes._host_tool
+    monkeypatch.setattr(
+        runtimes, "_host_tool", lambda name: "/usr/bin/no-such-gcc" if name == "gcc" else real(name)
+    )
+    with pytest.raises(runtimes.BuildError, match="c build failed: the compiler exited"):
+        runtimes.seed(EXAMPLE["c"], stored)
+    assert not any(build_cache.iterdir())  # nothing left that a table could run

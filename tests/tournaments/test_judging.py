@@ -55,3 +55,74 @@ def test_a_zygote_instance_is_one_version_of_one_entry(settings: Any, tmp_path: 
     }
     assert len(instances) == 4
     assert None not in instances
+
+
+@pytest.mark.django_db
+def test_a_stored_build_of_another_toolchain_is_rebuilt_by_the_worker(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A C version whose stored build (BotArtifact) was made by another toolchain: the worker
+    builds the sources again in its sandbox and the table plays that build; the stored program
+    (a script saying it ran) never runs."""
+    import hashlib
+    import io
+    import shutil
+    import tarfile
+    import tempfile
+
+    from judge import run_table
+    from judge.launchers import runtimes
+    from judge.launchers.package import prepare
+    from tournaments.models import BotArtifact, BotVersion
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="tapis-toolchain-"))  # reachable by the sandbox uids
+    for folder in ("bots", "builds"):
+        (tmp_path / folder).mkdir(mode=0o711)
+    tmp_path.chmod(0o711)
+    settings.TAPIS_BOT_CACHE_DIR = str(tmp_path / "bots")
+    settings.TAPIS_SANDBOX = "bwrap"
+    monkeypatch.setenv("TAPIS_BUILD_CACHE", str(tmp_path / "builds"))
+    source = Path(__file__).resolve().parents[2] / "docs" / "examples" / "c" / "bot.c"
+    data = source.read_bytes()
+    version = BotVersion.objects.create(
+        bot=BotFactory.create(),
+        number=1,
+        content=data,
+        filename="bot.c",
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        status=BotVersion.Status.READY,
+        report={"ok": True},
+        runtime="c",
+        toolchain="gcc (Debian 99.1.0-1) 99.1.0",
+    )
+    stale = b'#!/bin/sh\necho "STALE BUILD RAN" >&2\nexit 3\n'
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        info = tarfile.TarInfo("./bot")
+        info.size, info.mode = len(stale), 0o755
+        archive.addfile(info, io.BytesIO(stale))
+    prepared = prepare(source, tmp_path / "prepared")
+    BotArtifact.objects.create(
+        version=version,
+        data=buffer.getvalue(),
+        sources_sha256=runtimes.sources_digest(prepared.directory),
+        toolchain=version.toolchain,
+    )
+    assert version.toolchain != runtimes.toolchain("c")
+
+    spec = judging.bot_spec(version=version, entry_id=1)
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[spec, "builtin:lowest", "builtin:lowest", "builtin:lowest"],
+        deals=1,
+        seed=3,
+        sandbox="bwrap",
+    )
+    assert result.faults == ()
+    assert result.seats[0].name == "example-c"
+    assert "STALE BUILD RAN" not in result.seats[0].log
+    for build in (tmp_path / "builds").iterdir():
+        runtimes.remove_tree(build)
+    shutil.rmtree(tmp_path, ignore_errors=True)
