@@ -64,8 +64,11 @@ def children_of(pid: int) -> list[int]:
     return children
 
 
-@pytest.mark.slow
-def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: Path) -> None:
+def start_demo(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """``python -m config.run`` on a free port, as ``make run`` runs it (the demo's settings: the
+    test environment's database and broker left out), its state in ``tmp_path / "var"``; once
+    its health check is ok: the process, the site's address and its log's path. The caller
+    stops it (:func:`stop_demo`)."""
     port = free_port()
     environment = {
         k: v for k, v in os.environ.items() if k not in django_settings.ENVIRONMENT_VARIABLES
@@ -82,9 +85,9 @@ def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: P
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    base = f"http://127.0.0.1:{port}"
+    report: dict[str, object] = {}
     try:
-        base = f"http://127.0.0.1:{port}"
-        report: dict[str, object] = {}
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert run.poll() is None, log_path.read_text()
@@ -98,7 +101,23 @@ def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: P
                 break
             time.sleep(0.5)
         assert report.get("status") == "ok", (report, log_path.read_text())
+    except BaseException:
+        stop_demo(run)
+        raise
+    return run, base, log_path
 
+
+def stop_demo(run: subprocess.Popen[bytes]) -> None:
+    """Kill what is left of a demo (after a failed test; a test of the stop uses Ctrl-C)."""
+    if run.poll() is None:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
+@pytest.mark.slow
+def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: Path) -> None:
+    run, base, log_path = start_demo(tmp_path)
+    try:
         status, body = fetch(f"{base}/admin/login/")
         assert status == 200
         assert b"Django administration" in body or b"Log in" in body
@@ -110,9 +129,7 @@ def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: P
         run.send_signal(signal.SIGINT)
         assert run.wait(timeout=30) == 0, log_path.read_text()
     finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.wait()
+        stop_demo(run)
 
     # A process killed at the end of the stop may take a moment to go.
     deadline = time.monotonic() + 5

@@ -274,11 +274,31 @@ class OrganiserPage:
     progress: selectors.Progress | None
 
 
+def failure_reason(error: str) -> str:
+    """What a failed table's error says in one line: its last (the exception and its message,
+    after the traceback that the page shows folded).
+
+    >>> failure_reason('Traceback (most recent call last):\n  File "x.py"\nValueError: no\n')
+    'ValueError: no'
+    >>> failure_reason("")
+    ''
+    """
+    lines = [line.strip() for line in error.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
 def organiser_page(*, user: Any, tournament_id: int) -> OrganiserPage:
-    """A tournament as its organiser runs it: entries (with their flags), progress, and the
-    failed tables with their reason and attempts."""
+    """A tournament as its organiser runs it: entries (with their flags), its progress once
+    it has started (not for one cancelled before), and the failed tables with their attempts
+    and reason (``reason``: :func:`failure_reason` of their error)."""
     tournament = run_tournament(user=user, tournament_id=tournament_id)
-    started = tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.OPEN)
+    failed = list(
+        Table.objects.filter(tournament=tournament, status=Table.Status.FAILED)
+        .select_related("round")
+        .order_by("round__number", "number")
+    )
+    for table in failed:
+        table.reason = failure_reason(table.error)  # type: ignore[attr-defined]
     return OrganiserPage(
         tournament=tournament,
         entries=list(
@@ -286,12 +306,12 @@ def organiser_page(*, user: Any, tournament_id: int) -> OrganiserPage:
             .select_related("version__bot", "user")
             .order_by("pk")
         ),
-        failed_tables=list(
-            Table.objects.filter(tournament=tournament, status=Table.Status.FAILED)
-            .select_related("round")
-            .order_by("round__number", "number")
+        failed_tables=failed,
+        progress=(
+            selectors.tournament_progress(tournament=tournament)
+            if tournament.started_at is not None
+            else None
         ),
-        progress=selectors.tournament_progress(tournament=tournament) if started else None,
     )
 
 

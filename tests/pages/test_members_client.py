@@ -563,6 +563,32 @@ def test_an_action_sent_by_htmx_answers_the_page_body_and_its_message(
     assert plain["Location"] == reverse("tournaments:organise", args=[world.draft.pk])
 
 
+def test_a_failed_tables_reason_is_its_last_line_with_the_traceback_folded(
+    world: MembersWorld,
+) -> None:
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/tapis/judge/runner.py", line 228, in run_table\n'
+        "games.errors.OptionError: unknown option 'jokers' for hearts\n"
+    )
+    Table.objects.filter(pk=world.failed.pk).update(error=traceback)
+    page = world.client("organiser").get(reverse("tournaments:organise", args=[world.running.pk]))
+    html = page.content.decode()
+    assert (
+        '<p class="failure">games.errors.OptionError: unknown option &#x27;jokers&#x27; for '
+        "hearts</p><details><summary>What the worker recorded</summary>"
+    ) in html
+    assert "/srv/tapis/judge/runner.py" in html
+
+
+def test_a_tournament_cancelled_before_its_start_shows_no_progress(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    client.post(reverse("tournaments:organise-action", args=[world.draft.pk, "cancel"]))
+    html = client.get(reverse("tournaments:organise", args=[world.draft.pk])).content.decode()
+    assert "Progress" not in html
+    assert 'id="organise-state"><span class="status status-cancelled">' in html
+
+
 def test_staff_add_a_tournament_in_the_admin_with_the_same_checks(world: MembersWorld) -> None:
     staff = make_user("root", staff=True)
     staff.is_superuser = True
