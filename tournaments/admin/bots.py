@@ -24,6 +24,7 @@ _BOT_VERSION_INLINE_FIELDS = (
     "status",
     "builtin",
     "runtime",
+    "toolchain",
     "filename",
     "size",
     "short_sha",
