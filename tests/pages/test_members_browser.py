@@ -183,8 +183,9 @@ def test_an_organisers_whole_story(
     )
     stale.close()
     assert Table.objects.filter(tournament=roi).count() == 1
-    # The page follows the play on the worker without a reload.
+    # The page follows the play on the worker without a reload; once it is over, its buttons go.
     expect(page.locator("#organise-status")).to_contain_text("finished", timeout=WORKER_TIMEOUT)
+    expect(page.get_by_role("button", name="Cancel the tournament")).to_have_count(0)
     shot(page, "organise-finished")
 
     # Cancel another.

@@ -581,6 +581,25 @@ def test_a_failed_tables_reason_is_its_last_line_with_the_traceback_folded(
     assert "/srv/tapis/judge/runner.py" in html
 
 
+def test_the_progress_polling_ends_with_the_whole_body_once_over(world: MembersWorld) -> None:
+    client = world.client("organiser")
+    running = client.get(reverse("tournaments:organise-progress", args=[world.running.pk]))
+    assert running.status_code == 200
+    assert "HX-Retarget" not in running.headers
+    assert "Round 1 of" in running.content.decode()
+    over = client.get(reverse("tournaments:organise-progress", args=[world.finished.pk]))
+    assert over.status_code == 286  # htmx stops polling
+    assert (over.headers["HX-Retarget"], over.headers["HX-Reswap"]) == (
+        "#organise-body",
+        "innerHTML",
+    )
+    html = over.content.decode()
+    assert "finished" in html
+    assert "Cancel the tournament" not in html
+    assert 'id="organise-progress"' in html
+    assert "hx-get" not in html
+
+
 def test_a_tournament_cancelled_before_its_start_shows_no_progress(world: MembersWorld) -> None:
     client = world.client("organiser")
     client.post(reverse("tournaments:organise-action", args=[world.draft.pk, "cancel"]))

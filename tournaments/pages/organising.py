@@ -21,7 +21,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 
 from tournaments import member_selectors, services
 from tournaments.errors import ApplicationError
@@ -107,13 +107,18 @@ def organise(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_safe
 def organise_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    """The progress and failed tables, for the polling of the organiser page: 286 (stop
-    polling) once the tournament is over."""
+    """The progress and failed tables, for the polling of the organiser page. Once the
+    tournament is over: 286 (stop polling) with the page's whole body instead (retargeted),
+    whose buttons and entries' forms are then gone."""
     page = member_selectors.organiser_page(user=request.user, tournament_id=pk)
-    response = render(request, "members/includes/organise_progress.html", {"page": page})
-    if page.tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-        return HttpResponseStopPolling(response.content)
-    return response
+    if page.tournament.status not in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        return render(request, "members/includes/organise_progress.html", {"page": page})
+    body = render(
+        request,
+        "members/includes/organise_body.html",
+        {"page": page, "remove_form": RemoveEntryForm()},
+    )
+    return reswap(retarget(HttpResponseStopPolling(body.content), "#organise-body"), "innerHTML")
 
 
 def _answer(request: HttpRequest, pk: int) -> HttpResponse:
