@@ -732,3 +732,51 @@ class SeatLogSerializer(serializers.Serializer[Any]):
     def get_bot(self, obj: Any) -> str:
         entry = obj.seat.entry
         return str(entry.version.label) if entry is not None else f"house:{obj.seat.house_bot}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Practice runs (a version's "try it")
+# ---------------------------------------------------------------------------------------------
+
+
+class PracticeCreateSerializer(StrictSerializer):
+    preset = serializers.CharField(
+        required=False, allow_blank=True, help_text="The rules (default: the game's default)."
+    )
+    table_size = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Seats (default: the preset's)."
+    )
+    deals = serializers.IntegerField(required=False, help_text="From 1 to 10 (default 2).")
+    opponent = serializers.CharField(
+        required=False, help_text="The built-in bot in the other seats (default heuristic)."
+    )
+
+
+class PracticeDealSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField(help_text="The deal: its replay is /api/v1/deals/{id}/.")
+    index = serializers.IntegerField()
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="Each seat's.")
+
+
+class PracticeSerializer(serializers.Serializer[Any]):
+    """A practice run (tournaments.member_selectors.PracticePage)."""
+
+    id = serializers.IntegerField(source="tournament.pk")
+    bot = serializers.IntegerField(source="version.bot_id")
+    version = serializers.IntegerField(source="version.number")
+    game = serializers.CharField(source="tournament.game")
+    preset = serializers.CharField(source="tournament.preset")
+    table_size = serializers.IntegerField(source="tournament.table_size")
+    deal_count = serializers.IntegerField(
+        source="tournament.deals_per_table", help_text="The deals it plays."
+    )
+    opponent = serializers.CharField(source="tournament.house_bot")
+    status = serializers.CharField(
+        source="line.state", help_text="waiting, playing, finished or failed."
+    )
+    failure = serializers.CharField(source="error", help_text="Why it failed (else empty).")
+    table = serializers.IntegerField(source="line.table.pk", allow_null=True, default=None)
+    seat = serializers.IntegerField(allow_null=True, help_text="Your bot's seat.")
+    created_at = serializers.DateTimeField(source="tournament.created_at")
+    finished_at = serializers.DateTimeField(source="tournament.finished_at", allow_null=True)
+    deals = PracticeDealSerializer(many=True, help_text="Once finished: each deal's points.")

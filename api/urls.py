@@ -33,6 +33,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.BotVersionCode.as_view(),
         name="version-code",
     ),
+    path(
+        "bots/<int:pk>/versions/<int:number>/try/",
+        views.VersionTry.as_view(),
+        name="version-try",
+    ),
+    path("practice/<int:pk>/", views.PracticeDetail.as_view(), name="practice-detail"),
     path("bots/<int:pk>/ratings/", views.BotRatingHistory.as_view(), name="bot-ratings"),
     # Tournaments
     path("tournaments/", views.TournamentList.as_view(), name="tournament-list"),

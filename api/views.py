@@ -274,6 +274,54 @@ class BotVersionDetail(ApiView):
         return Response(s.VersionDetailSerializer(_version(request, self, pk, number)).data)
 
 
+class VersionTry(ApiView):
+    """Try a ready version of yours: a practice run of 1 to 10 deals against built-in bots
+    on a worker, in the sandbox (``POST``, its owner); your practice runs of the version,
+    newest first (``GET``; staff see them once over). Practice runs are never rated and no
+    list shows them (docs/members.md, "Try it")."""
+
+    permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
+    serializer_class = s.PracticeSerializer
+
+    @extend_schema(responses=s.PracticeSerializer(many=True), operation_id="bots_versions_try_list")
+    def get(self, request: Request, pk: int, number: int) -> Response:
+        version = _version(request, self, pk, number)
+        lines = member_selectors.version_practices(user=request.user, version=version)
+        pages = [
+            member_selectors.practice_page(
+                user=request.user, practice_id=line.tournament.pk, results=False
+            )
+            for line in lines
+        ]
+        return Response(s.PracticeSerializer(pages, many=True).data)
+
+    @extend_schema(request=s.PracticeCreateSerializer, responses={201: s.PracticeSerializer})
+    def post(self, request: Request, pk: int, number: int) -> Response:
+        data = _validated(s.PracticeCreateSerializer, request.data)
+        version = _version(request, self, pk, number)  # its owner only (403)
+        practice = services.practice_create(owner=_user(request), version=version, **data)
+        page = member_selectors.practice_page(
+            user=request.user, practice_id=practice.pk, results=False
+        )
+        return Response(s.PracticeSerializer(page).data, status=status.HTTP_201_CREATED)
+
+
+class PracticeDetail(ApiView):
+    """A practice run: its state (``waiting``, ``playing``, ``finished``, ``failed``) and,
+    once finished, each deal's id and points (replays: ``/api/v1/deals/{id}/``). Its author;
+    staff once it is over; 404 for anyone else."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = s.PracticeSerializer
+
+    def get(self, request: Request, pk: int) -> Response:
+        try:
+            page = member_selectors.practice_page(user=request.user, practice_id=pk, results=False)
+        except Http404:
+            raise NotFound() from None
+        return Response(s.PracticeSerializer(page).data)
+
+
 class BinaryRenderer(BaseRenderer):
     """The code download; errors on this endpoint are still JSON."""
 

@@ -22,7 +22,7 @@ from api.models import ApiToken
 from api.permissions import is_organiser, owns_bot, runs_tournament
 from judge.seats import LOG_CUT_NOTE
 from tournaments import scoring, selectors, visibility
-from tournaments.models import Bot, BotVersion, Entry, Seat, Table, Tournament
+from tournaments.models import Bot, BotVersion, Deal, Entry, Seat, Table, Tournament
 from tournaments.page_selectors.tables import TablePage, table_page
 from tournaments.tournament_settings import TournamentSettings
 
@@ -384,11 +384,19 @@ class PracticeLine:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class PracticeDeal:
+    id: int
+    index: int
+    points: list[int]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class PracticePage:
     line: PracticeLine
     version: BotVersion
     seat: int | None  # the author's seat at the table
-    results: TablePage | None  # once its play may be shown: the table page's results
+    deals: list[PracticeDeal]  # once its play may be shown
+    results: TablePage | None  # the same, as the table page shows them (if asked for)
     error: str  # why it failed, in one line
 
     @property
@@ -432,19 +440,20 @@ def version_practices(*, user: Any, version: BotVersion, limit: int = 10) -> lis
     return [_practice_line(t) for t in runs]
 
 
-def practice_page(*, user: Any, practice_id: int) -> PracticePage:
-    """A practice run: its settings, its state and, once played, its table's results (the
-    score sheet deal by deal with a replay of each, the faults in words, the decision times).
-    Http404 for a run that is not one ``user`` may see
-    (:func:`tournaments.visibility.practice_shown`): another author's, or one still playing
-    for staff."""
+def practice_page(*, user: Any, practice_id: int, results: bool = True) -> PracticePage:
+    """A practice run: its settings, its state and, once played, its deals and (with
+    ``results``) its table's results as the table page shows them (the score sheet deal by
+    deal with a replay of each, the faults in words, the decision times). Http404 for a run
+    that is not one ``user`` may see (:func:`tournaments.visibility.practice_shown`): another
+    author's, or one still playing for staff."""
     tournament = _practices().filter(pk=practice_id).first()
     if tournament is None or not visibility.tournament_shown(user=user, tournament=tournament):
         raise Http404("no such practice run")
     line = _practice_line(tournament)
     entry = next(iter(tournament.entries.all()))
     seat = None
-    results = None
+    shown_results = None
+    deals: list[PracticeDeal] = []
     error = ""
     if line.table is not None:
         seat = (
@@ -453,12 +462,26 @@ def practice_page(*, user: Any, practice_id: int) -> PracticePage:
             .first()
         )
         if visibility.table_shown(user=user, table=line.table):
-            results = table_page(table_id=line.table.pk, user=user)
+            deals = [
+                PracticeDeal(pk, index, [int(p) for p in points])
+                for pk, index, points in Deal.objects.filter(table=line.table)
+                .order_by("index")
+                .values_list("pk", "index", "points")
+            ]
+            if results:
+                shown_results = table_page(table_id=line.table.pk, user=user)
         if line.state == "failed":
             reason = Table.objects.values_list("error", flat=True).get(pk=line.table.pk)
             lines = [text for text in reason.strip().splitlines() if text.strip()]
             error = lines[-1].strip() if lines else "no reason was recorded"
-    return PracticePage(line=line, version=entry.version, seat=seat, results=results, error=error)
+    return PracticePage(
+        line=line,
+        version=entry.version,
+        seat=seat,
+        deals=deals,
+        results=shown_results,
+        error=error,
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.conftest import BOT_FILE, ROLES, World, assert_error, ready_version
 from tournaments import services
-from tournaments.models import Match
+from tournaments.models import Deal, Match, Tournament
 
 ANON, AUTHOR, OTHER, ORGANISER, STAFF = ROLES
 
@@ -67,6 +67,20 @@ def authors_match(world: World) -> Match:
     return services.match_create(
         owner=world.bot.owner, candidate=ready_version(world.bot), baseline_builtin="random"
     )
+
+
+def authors_practice(world: World, *, played: bool) -> Tournament:
+    """A practice run of the author's ready version: played here, or waiting (its table is
+    never sent: the test's transaction does not commit)."""
+    run = services.practice_create(owner=world.bot.owner, version=ready_version(world.bot), deals=1)
+    if played:
+        services.tournament_run_here(tournament=run)
+    return run
+
+
+def practice_deal(world: World) -> int:
+    run = authors_practice(world, played=True)
+    return Deal.objects.filter(table__tournament=run).values_list("pk", flat=True).get()
 
 
 CASES = [
@@ -129,6 +143,45 @@ CASES = [
         only({AUTHOR: 200, STAFF: 200}),
     ),
     Case("bot ratings", "GET", lambda w: f"/api/v1/bots/{w.bot.pk}/ratings/", everyone(200)),
+    # Practice runs (a version's "try it")
+    Case(
+        "version try",
+        "POST",
+        lambda w: f"/api/v1/bots/{w.bot.pk}/versions/1/try/",
+        only({AUTHOR: 201}),
+        body=lambda w: {"deals": 1, "opponent": "random"},
+    ),
+    Case(
+        "version try (pending: refused)",
+        "POST",
+        lambda w: f"/api/v1/bots/{w.pending.pk}/versions/1/try/",
+        only({AUTHOR: 400}),
+        body=lambda w: {"deals": 1},
+    ),
+    Case(
+        "version tries",
+        "GET",
+        lambda w: f"/api/v1/bots/{w.bot.pk}/versions/1/try/",
+        only({AUTHOR: 200, STAFF: 200}),
+    ),
+    Case(
+        "practice (waiting): its author's",
+        "GET",
+        lambda w: f"/api/v1/practice/{authors_practice(w, played=False).pk}/",
+        only({AUTHOR: 200}, others=404),
+    ),
+    Case(
+        "practice (played): its author's and staff's",
+        "GET",
+        lambda w: f"/api/v1/practice/{authors_practice(w, played=True).pk}/",
+        only({AUTHOR: 200, STAFF: 200}, others=404),
+    ),
+    Case(
+        "practice deal replay",
+        "GET",
+        lambda w: f"/api/v1/deals/{practice_deal(w)}/",
+        {**everyone(404), AUTHOR: 200, STAFF: 200},
+    ),
     # Tournaments
     Case("tournaments", "GET", lambda w: "/api/v1/tournaments/", everyone(200)),
     Case(
