@@ -256,6 +256,30 @@ class Tournament(models.Model):
         return int(self.seed) if self.seed_revealed_at is not None else None
 
 
+class TournamentSummary(models.Model):
+    """A finished tournament's final standings (:func:`tournaments.scoring.standings`'s lines)
+    and statistics (:func:`tournaments.selectors.tournament_statistics`: the standings with
+    their intervals and the crosstable; the spread per deal measured on it), computed once by
+    the service that finishes it (:func:`tournaments.services.tournament_summary_store`;
+    ``manage.py tournament_summaries`` for the tournaments finished before summaries
+    existed), so that no page computes them again. JSON of
+    :func:`tournaments.scoring.standings_as_json`,
+    :func:`tournaments.statistics.standings_as_json` and
+    :func:`~tournaments.statistics.crosstable_as_json`."""
+
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, primary_key=True, related_name="summary"
+    )
+    lines = models.JSONField()
+    standings = models.JSONField()
+    crosstable = models.JSONField()
+    spread = models.JSONField()  # selectors.TournamentSpread.as_json()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"summary of tournament {self.tournament_id}"
+
+
 class Entry(models.Model):
     """A bot version entered in a tournament, frozen for the whole tournament."""
 

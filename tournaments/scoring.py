@@ -13,7 +13,7 @@ import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from games.dealing import DealRng
 
@@ -139,6 +139,50 @@ class Standing:
     total_score: int
     places: tuple[int, ...]  # the place at each table played, in round order
     ranked: bool = True
+
+
+def standings_as_json(lines: Sequence[Standing]) -> list[list[Any]]:
+    """The standings as JSON values (fractions as [numerator, denominator]), read back by
+    :func:`standings_from_json` unchanged.
+
+    >>> line = Standing(4, 1, Fraction(7, 2), Fraction(-1, 3), 0, 2, 3, 40, (1, 2, 1))
+    >>> standings_from_json(json.loads(json.dumps(standings_as_json([line])))) == [line]
+    True
+    """
+    return [
+        [
+            line.entry,
+            line.rank,
+            [line.points.numerator, line.points.denominator],
+            [line.relative_score.numerator, line.relative_score.denominator],
+            line.head_to_head,
+            line.draw,
+            line.tables,
+            line.total_score,
+            list(line.places),
+            line.ranked,
+        ]
+        for line in lines
+    ]
+
+
+def standings_from_json(data: Sequence[Sequence[Any]]) -> list[Standing]:
+    """The standings that :func:`standings_as_json` stored."""
+    return [
+        Standing(
+            entry=entry,
+            rank=rank,
+            points=Fraction(*points),
+            relative_score=Fraction(*relative),
+            head_to_head=h2h,
+            draw=draw,
+            tables=tables,
+            total_score=total,
+            places=tuple(places),
+            ranked=ranked,
+        )
+        for entry, rank, points, relative, h2h, draw, tables, total, places, ranked in data
+    ]
 
 
 def seeded_draw(entries: Iterable[EntryId], seed: int) -> dict[EntryId, int]:

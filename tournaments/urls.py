@@ -15,6 +15,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament-detail"),
     path("tournaments/<int:pk>/live/", views.tournament_live, name="tournament-live"),
     path("tournaments/<int:pk>/audit/", views.tournament_audit, name="tournament-audit"),
+    path("tournaments/<int:pk>/rounds/<int:number>/", views.round_detail, name="round-detail"),
+    path(
+        "tournaments/<int:pk>/crosstable/",
+        views.tournament_crosstable,
+        name="tournament-crosstable",
+    ),
     path("tables/<int:pk>/", views.table_detail, name="table-detail"),
     path("deals/<int:pk>/", replay.deal_replay, name="deal"),
     path("deals/<int:pk>/audit/", views.deal_audit, name="deal-audit"),

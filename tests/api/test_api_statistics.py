@@ -151,7 +151,9 @@ def test_a_drafts_crosstable_is_not_found_for_others(world: World) -> None:
 
 def test_final_figures_are_computed_once(world: World) -> None:
     cup = world.finished
-    selectors.tournament_statistics(tournament=cup)
+    # Computed when the tournament finished and stored (tests/tournaments/
+    # test_tournament_summary.py), then kept in the cache once read.
+    assert selectors.tournament_statistics(tournament=cup).stored
     with CaptureQueriesContext(connection) as queries:
         selectors.tournament_statistics(tournament=cup)
     assert len(queries) == 0

@@ -34,6 +34,8 @@ def routes(world: SiteWorld) -> list[str]:
         reverse("tournaments:tournament-list") + "?status=finished&game=hearts&page=1",
         reverse("tournaments:tournament-detail", args=[world.finished.pk]),
         reverse("tournaments:tournament-detail", args=[world.open.pk]),
+        reverse("tournaments:round-detail", args=[world.finished.pk, 1]),
+        reverse("tournaments:tournament-crosstable", args=[world.finished.pk]),
         reverse("tournaments:tournament-audit", args=[world.finished.pk]),
         reverse("tournaments:table-detail", args=[table.pk]),
         reverse("tournaments:deal-audit", args=[deal.pk]),
@@ -79,9 +81,12 @@ def test_the_tournament_page_says_everything_about_a_finished_tournament(
     # Options in words, from the engine's own descriptions.
     assert "Every rule option of this tournament" in text
     assert "Round 2 of 2" in text or "Finished: 2 tables played" in text
-    # Standings: 4 rows, places 1..4, and a 4x4 crosstable.
+    # Standings: 4 rows, places 1..4; the rounds, each linking its page; the crosstable's link.
     assert text.count('<tr class="') >= 4
+    for number in (1, 2):
+        assert reverse("tournaments:round-detail", args=[tournament.pk, number]) in text
     assert "Head to head" in text
+    assert reverse("tournaments:tournament-crosstable", args=[tournament.pk]) in text
 
 
 def test_a_signed_in_author_sees_their_own_rows_highlighted(

@@ -21,10 +21,14 @@ from tournaments.models import Deal, Seat, Table, Tournament
 pytestmark = pytest.mark.django_db
 
 
-def page_html(client: Client, tournament: Tournament) -> str:
-    response = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk]))
+def page_html(client: Client, tournament: Tournament, route: str = "tournament-detail") -> str:
+    response = client.get(reverse(f"tournaments:{route}", args=[tournament.pk]))
     assert response.status_code == 200
     return response.content.decode()
+
+
+def crosstable_of(tournament: Tournament) -> page_selectors.Crosstable:
+    return page_selectors.crosstable_page(tournament_id=tournament.pk, user=None).crosstable
 
 
 def test_the_standings_show_each_entrys_interval_as_a_bar_with_its_figures_in_words(
@@ -93,12 +97,14 @@ def test_the_crosstable_is_the_statistics_one_and_equals_a_direct_computation(
 ) -> None:
     tournament = site_world.finished
     page = page_selectors.tournament_page(tournament_id=tournament.pk, user=None)
-    entries = page.crosstable.entries
+    crosstable = crosstable_of(tournament)
+    entries = crosstable.entries
     assert [e.pk for e in entries] == [line.row.entry.pk for line in page.live.standings]
-    assert [g.comparison for g in page.crosstable.grids] == ["table"]  # not duplicate
-    grid = page.crosstable.grids[0]
+    assert [number for number, _ in crosstable.columns] == [1, 2, 3, 4]
+    assert [g.comparison for g in crosstable.grids] == ["table"]  # not duplicate
+    grid = crosstable.grids[0]
     direct = shared_deal_differences(tournament)
-    for row, cells in page.crosstable.rows(grid):
+    for _, row, cells in crosstable.rows(grid):
         for column, cell in zip(entries, cells, strict=True):
             if row.pk == column.pk:
                 assert cell is None
@@ -114,10 +120,13 @@ def test_the_crosstable_is_the_statistics_one_and_equals_a_direct_computation(
             assert cell.verdict == (
                 "" if not cell.significant else "better" if cell.mean > 0 else "worse"
             )
-    html = page_html(client, tournament)
+    html = page_html(client, tournament, "tournament-crosstable")
     assert "At the same table" in html
     assert "On the same cards" not in html
     assert html.count("4 deals</span>") == 12  # every ordered pair, once
+    # The tournament's page links it.
+    crosstable_url = reverse("tournaments:tournament-crosstable", args=[tournament.pk])
+    assert f'href="{crosstable_url}"' in page_html(client, tournament)
 
 
 def play_duplicate(entries: int = 8) -> Tournament:
@@ -134,9 +143,9 @@ def test_duplicate_play_also_compares_the_pairs_that_held_the_same_cards(
     client: Client,
 ) -> None:
     tournament = play_duplicate()
-    page = page_selectors.tournament_page(tournament_id=tournament.pk, user=None)
-    assert [g.comparison for g in page.crosstable.grids] == ["table", "cards"]
-    cards = page.crosstable.grids[1]
+    crosstable = crosstable_of(tournament)
+    assert [g.comparison for g in crosstable.grids] == ["table", "cards"]
+    cards = crosstable.grids[1]
     # Directly: the entries at the same position of the two tables, on the same deal.
     at: dict[tuple[int, int], int] = {}  # (table number, position) -> entry
     for seat in Seat.objects.filter(table__tournament=tournament).select_related("table"):
@@ -145,7 +154,7 @@ def test_duplicate_play_also_compares_the_pairs_that_held_the_same_cards(
         (d.table.number, d.index): d.points
         for d in Deal.objects.filter(table__tournament=tournament).select_related("table")
     }
-    index = {e.pk: i for i, e in enumerate(page.crosstable.entries)}
+    index = {e.pk: i for i, e in enumerate(crosstable.entries)}
     checked = 0
     for position in range(4):
         a, b = at[1, position], at[2, position]
@@ -160,7 +169,7 @@ def test_duplicate_play_also_compares_the_pairs_that_held_the_same_cards(
     same_table = cards.cells[index[at[1, 0]]][index[at[1, 1]]]
     assert same_table is not None
     assert same_table.deals == 0
-    html = page_html(client, tournament)
+    html = page_html(client, tournament, "tournament-crosstable")
     assert "On the same cards" in html
     assert 'data-comparison="cards"' in html
 
@@ -216,23 +225,28 @@ def test_a_duplicate_round_still_playing_gives_no_figure_of_its_finished_table(
     assert all(line.confidence is None for line in page.live.standings)
     assert all(
         cell is None or cell.deals == 0
-        for grid in page.crosstable.grids
+        for grid in crosstable_of(tournament).grids
         for cells in grid.cells
         for cell in cells
     )
     html = page_html(client, tournament)
     assert '<svg class="ci-bar"' not in html
-    assert "sig-better" not in html
-    assert "deals</span>" not in html
+    crosstable_html = page_html(client, tournament, "tournament-crosstable")
+    assert "sig-better" not in crosstable_html
+    assert "deals</span>" not in crosstable_html
 
 
-def test_the_live_answer_also_brings_the_rounds_and_their_tables(client: Client) -> None:
+def test_the_live_answer_also_brings_the_rounds_and_the_round_page_their_tables(
+    client: Client,
+) -> None:
     tournament = make_tournament(name="Rounds cup", rounds=1, deals_per_table=1)
     enter_builtins(tournament, ["random"] * 8)
     url = reverse("tournaments:tournament-live", args=[tournament.pk])
     html = client.get(url).content.decode()
     assert 'id="tournament-rounds" aria-labelledby="rounds-title" hx-swap-oob="outerHTML"' in html
     assert "No round is seated yet: registration is open" in html
+    round_url = reverse("tournaments:round-detail", args=[tournament.pk, 1])
+    assert client.get(round_url).status_code == 404  # not seated yet
 
     services.tournament_start(tournament=tournament)
     first = Table.objects.filter(tournament=tournament).order_by("number").first()
@@ -240,16 +254,58 @@ def test_the_live_answer_also_brings_the_rounds_and_their_tables(client: Client)
     assert services.table_run(table_id=first.pk, worker="test", token="t-1").outcome == "recorded"
     html = client.get(url).content.decode()
     rounds = html[html.index('id="tournament-rounds"') :]
-    assert "Round 1" in rounds
-    table_rows = re.findall(
-        r"Table (\d)</a></th>\s*<td><span class=\"status status-(\w+)\"", rounds
+    # One line per round: its page, its status, its tables by status (2 tables, 1 done,
+    # 0 running, 1 waiting, 0 failed).
+    line = re.search(
+        rf'<a href="{round_url}">Round 1</a></th>\s*<td><span class="status status-running"'
+        r'.*?</td>\s*((?:<td class="num">\d+</td>\s*){5})',
+        rounds,
+        re.S,
     )
-    assert table_rows == [("1", "done"), ("2", "pending")]
-    # The finished table's places show; the waiting one has none.
-    assert rounds.count("(place ") == 4
+    assert line is not None, rounds
+    assert re.findall(r">(\d+)<", line.group(1)) == ["2", "1", "0", "1", "0"]
     # The page itself carries the same section, without the out-of-band marker.
     detail = page_html(client, tournament)
     assert '<section id="tournament-rounds" aria-labelledby="rounds-title">' in detail
+    assert f'href="{round_url}"' in detail
+
+    # The round's page: its tables with who sat where; the finished table's places show, the
+    # waiting one has none; it refreshes itself while the round is played.
+    page = client.get(round_url).content.decode()
+    table_rows = re.findall(r"Table (\d)</a></th>\s*<td><span class=\"status status-(\w+)\"", page)
+    assert table_rows == [("1", "done"), ("2", "pending")]
+    assert page.count("(place ") == 4
+    assert f'hx-get="{round_url}"' in page
+    services.tournament_run_here(tournament=tournament)
+    page = client.get(round_url).content.decode()
+    assert page.count("(place ") == 8
+    assert "hx-get" not in page  # finished: no more refreshing
+
+
+def test_long_standings_and_rounds_are_paginated(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page of the standings at a time (the live answer keeps the page it refreshes), and a
+    page of a round's tables at a time (pages of 3 lines here)."""
+    monkeypatch.setattr("tournaments.page_selectors.tournaments.PAGE_SIZE", 3)
+    tournament = make_tournament(name="Crowded cup", rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 16)
+    services.tournament_start(tournament=tournament)
+    url = reverse("tournaments:tournament-detail", args=[tournament.pk])
+    rows = re.compile(r'<tr class="[^"]*">\s*<td class="num">')
+    first = client.get(url).content.decode()
+    last = client.get(url + "?page=6").content.decode()
+    assert len(rows.findall(first)) == 3
+    assert len(rows.findall(last)) == 1  # 16 = 5 * 3 + 1
+    assert 'aria-label="Pages of the standings"' in first
+    assert "&amp;page=6" in last  # the polling asks for the page it shows
+    live = client.get(reverse("tournaments:tournament-live", args=[tournament.pk]) + "?page=6")
+    assert len(rows.findall(live.content.decode())) == 1
+    # 16 entries at tables of 4: 4 tables, on two pages of the round's.
+    round_url = reverse("tournaments:round-detail", args=[tournament.pk, 1])
+    table = re.compile(r"Table (\d)</a></th>")
+    assert table.findall(client.get(round_url).content.decode()) == ["1", "2", "3"]
+    assert table.findall(client.get(round_url + "?page=2").content.decode()) == ["4"]
 
 
 def running_with_one_table_done(name: str, entries: int, deals: int) -> Tournament:
@@ -282,3 +338,32 @@ def test_a_running_tournaments_statistics_cost_as_many_queries_whatever_its_size
     small = running_with_one_table_done("Small running", entries=8, deals=1)
     large = running_with_one_table_done("Large running", entries=16, deals=3)
     assert cold(small) == cold(large)
+
+
+def test_a_large_crosstable_is_shown_by_square_blocks(
+    site_world: SiteWorld, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of 2 entries a side here (CROSSTABLE_BLOCK): rows of one block of the
+    standings against the columns of another, each cell the whole crosstable's."""
+    tournament = site_world.finished
+    whole = crosstable_of(tournament)
+    monkeypatch.setattr("tournaments.page_selectors.tournaments.CROSSTABLE_BLOCK", 2)
+    page = page_selectors.crosstable_page(
+        tournament_id=tournament.pk, user=None, rows="2", columns="1"
+    )
+    assert [(b.first, b.last) for b in page.blocks] == [(1, 2), (3, 4)]
+    block = page.crosstable
+    assert [n for n, _ in block.rows_entries] == [3, 4]
+    assert [n for n, _ in block.columns] == [1, 2]
+    assert block.grids[0].cells == [row[0:2] for row in whole.grids[0].cells[2:4]]
+    # Past the end: the last block.
+    assert (
+        page_selectors.crosstable_page(tournament_id=tournament.pk, user=None, rows="9").row_block
+        == 2
+    )
+    url = reverse("tournaments:tournament-crosstable", args=[tournament.pk])
+    html = client.get(url + "?rows=2&columns=1").content.decode()
+    assert 'aria-label="Rows of the crosstable"' in html
+    assert '<span aria-current="page">3\u20134</span>' in html  # the rows shown
+    assert '<a href="?rows=2&amp;columns=2">3\u20134</a>' in html  # the other columns
+    assert html.count("4 deals</span>") == 4  # 2 rows x 2 columns, none on the diagonal

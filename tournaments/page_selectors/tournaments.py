@@ -11,6 +11,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Page
+from django.db.models import Count, Q
+from django.http import Http404
 
 from tournaments import formats, seeds, selectors, statistics, visibility
 from tournaments.errors import ApplicationError
@@ -181,10 +183,18 @@ class TableLine:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class RoundBlock:
+class RoundSummary:
+    """A round in one line of the tournament's page: its tables by status (its tables and
+    seating are on the round's own page, :func:`round_page`)."""
+
     number: int
+    status: str
     status_label: str
-    tables: list[TableLine]
+    tables: int
+    done: int
+    running: int
+    pending: int
+    failed: int
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -226,14 +236,24 @@ class CrossGrid:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Crosstable:
-    """The crosstable of :func:`selectors.tournament_statistics` for the page: the entries in
-    the standings' order and one grid per comparison."""
+    """The crosstable of :func:`selectors.tournament_statistics` for the page, or one block of
+    it: the entries of its rows and of its columns, each with its place in the standings'
+    order (numbered from 1), and one grid per comparison (a cell per row and column)."""
 
-    entries: list[Entry]
+    rows_entries: list[tuple[int, Entry]]
+    columns: list[tuple[int, Entry]]
     grids: list[CrossGrid]
 
-    def rows(self, grid: CrossGrid) -> list[tuple[Entry, list[CrossCell | None]]]:
-        return list(zip(self.entries, grid.cells, strict=True))
+    @property
+    def entries(self) -> list[Entry]:
+        """The entries of the rows."""
+        return [entry for _, entry in self.rows_entries]
+
+    def rows(self, grid: CrossGrid) -> list[tuple[int, Entry, list[CrossCell | None]]]:
+        return [
+            (number, entry, cells)
+            for (number, entry), cells in zip(self.rows_entries, grid.cells, strict=True)
+        ]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -262,15 +282,24 @@ class TournamentLive:
     (under :attr:`cache_key`) never reads them."""
 
     def __init__(
-        self, *, tournament: Tournament, progress: ProgressView, version: str, user: Any
+        self,
+        *,
+        tournament: Tournament,
+        progress: ProgressView,
+        version: str,
+        user: Any,
+        page: str | int | None = None,
     ) -> None:
         self.tournament = tournament
         self.progress = progress
         self.version = version
         self.user = user
+        self.page_number = page_number(page)
         self.lower_is_better = selectors.tournament_lower_is_better(tournament=tournament)
         self.place_points = selectors.tournament_place_points(tournament=tournament)
-        self.cache_key = f"{tournament.pk}:{version}:{_viewer_key(tournament, user)}"
+        self.cache_key = (
+            f"{tournament.pk}:{version}:{_viewer_key(tournament, user)}:{self.page_number}"
+        )
         # Only a finished or cancelled tournament's page is kept rendered: it never changes
         # again (0: not kept; a running one changes with every table anyway).
         final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
@@ -283,13 +312,21 @@ class TournamentLive:
         return selectors.tournament_statistics(tournament=self.tournament)
 
     @functools.cached_property
+    def standings_page(self) -> Page:
+        """The page of the standings asked for (:data:`PAGE_SIZE` lines): every entry is
+        ranked, only these are drawn."""
+        lines = _standings(self.tournament, self.user, self.statistics)
+        return paginate(lines, self.page_number, PAGE_SIZE)
+
+    @property
     def standings(self) -> list[StandingLine]:
-        return _standings(self.tournament, self.user, self.statistics)
+        return list(self.standings_page.object_list)
 
     @functools.cached_property
-    def rounds(self) -> list[RoundBlock]:
-        """The rounds with their tables: part of the live answer, as their statuses change."""
-        return _rounds(self.tournament, self.user)
+    def rounds(self) -> list[RoundSummary]:
+        """The rounds, each in one line with its tables by status: part of the live answer, as
+        their statuses change. One query, whatever the number of tables."""
+        return _round_summaries(self.tournament)
 
     @property
     def summary(self) -> str:
@@ -336,18 +373,24 @@ class TournamentPage:
         )
 
     @property
-    def rounds(self) -> list[RoundBlock]:
+    def rounds(self) -> list[RoundSummary]:
         return self.live.rounds
 
     @functools.cached_property
-    def crosstable(self) -> Crosstable:
-        """The statistics' crosstable (the page computes no head to head of its own), in the
-        standings' order."""
-        return _crosstable(self.live.statistics, [line.row.entry for line in self.live.standings])
-
-    @functools.cached_property
     def duplicate_narrowing(self) -> DuplicateNarrowing | None:
-        return _duplicate_narrowing(self.tournament, entries=len(self.live.standings))
+        return _duplicate_narrowing(
+            self.tournament, entries=self.live.standings_page.paginator.count
+        )
+
+
+def page_number(page: str | int | None) -> int:
+    """A page number as asked for in a query string: 1 for junk or below 1 (the paginator
+    shows the last page for a number past the end)."""
+    try:
+        number = int(page) if page is not None else 1
+    except (TypeError, ValueError):
+        return 1
+    return max(number, 1)
 
 
 def _viewer_key(tournament: Tournament, user: Any) -> str:
@@ -459,39 +502,44 @@ CROSS_GRIDS = {
 }
 
 
-def _crosstable(figures: selectors.TournamentStatistics, order: list[Entry]) -> Crosstable:
-    """The statistics' pairs laid out as grids in the standings' ``order``: one dict of the
-    pairs per comparison, so each cell is a lookup (not a scan of every pair)."""
+def _crosstable(
+    figures: selectors.TournamentStatistics,
+    rows: list[tuple[int, Entry]],
+    columns: list[tuple[int, Entry]],
+) -> Crosstable:
+    """The statistics' pairs laid out as grids of ``rows`` by ``columns`` (entries numbered by
+    their place in the standings): each pair's cell is made once, both ways, then each cell
+    of the grid is a lookup."""
     table = figures.crosstable
     comparisons = [statistics.Comparison.TABLE]
     if table.duplicate:
         comparisons.append(statistics.Comparison.CARDS)
+    row_ids = [entry.pk for _, entry in rows]
+    column_ids = [entry.pk for _, entry in columns]
     grids = []
     for comparison in comparisons:
-        pairs = {(pair.a, pair.b): pair for pair in table.pairs if pair.comparison is comparison}
-        cells: list[list[CrossCell | None]] = []
-        for row in order:
-            line: list[CrossCell | None] = []
-            for column in order:
-                if row.pk == column.pk:
-                    line.append(None)
-                    continue
-                pair = pairs.get((row.pk, column.pk))
-                if pair is None:
-                    pair = pairs.get((column.pk, row.pk))
-                    pair = pair.flipped() if pair is not None else None
-                line.append(
-                    NEVER_MET
-                    if pair is None
-                    else CrossCell(
-                        mean=pair.mean,
-                        low=_finite(pair.low),
-                        high=_finite(pair.high),
-                        deals=pair.deals,
-                        significant=pair.significant,
-                    )
-                )
-            cells.append(line)
+        cell_of: dict[tuple[int, int], CrossCell] = {}
+        significant = pairs = 0
+        for pair in table.pairs:
+            if pair.comparison is not comparison:
+                continue
+            pairs += 1
+            significant += pair.significant
+            low, high = _finite(pair.low), _finite(pair.high)
+            cell_of[pair.a, pair.b] = CrossCell(
+                mean=pair.mean, low=low, high=high, deals=pair.deals, significant=pair.significant
+            )
+            cell_of[pair.b, pair.a] = CrossCell(
+                mean=-pair.mean,
+                low=-high if high is not None else None,
+                high=-low if low is not None else None,
+                deals=pair.deals,
+                significant=pair.significant,
+            )
+        cells: list[list[CrossCell | None]] = [
+            [None if a == b else cell_of.get((a, b), NEVER_MET) for b in column_ids]
+            for a in row_ids
+        ]
         title, description = CROSS_GRIDS[comparison]
         grids.append(
             CrossGrid(
@@ -499,11 +547,11 @@ def _crosstable(figures: selectors.TournamentStatistics, order: list[Entry]) -> 
                 title=title,
                 description=description,
                 cells=cells,
-                significant=sum(p.significant for p in pairs.values()),
-                pairs=len(pairs),
+                significant=significant,
+                pairs=pairs,
             )
         )
-    return Crosstable(entries=order, grids=grids)
+    return Crosstable(rows_entries=rows, columns=columns, grids=grids)
 
 
 def _duplicate_narrowing(tournament: Tournament, *, entries: int) -> DuplicateNarrowing | None:
@@ -576,20 +624,29 @@ def _version(tournament: Tournament, progress: ProgressView) -> str:
     )
 
 
-def _live(tournament: Tournament, user: Any, *, since: str | None = None) -> TournamentLive | None:
+def _live(
+    tournament: Tournament,
+    user: Any,
+    *,
+    since: str | None = None,
+    page: str | int | None = None,
+) -> TournamentLive | None:
     progress = progress_of([tournament])[tournament.pk]
     version = _version(tournament, progress)
     if since is not None and since == version:
         return None
-    return TournamentLive(tournament=tournament, progress=progress, version=version, user=user)
+    return TournamentLive(
+        tournament=tournament, progress=progress, version=version, user=user, page=page
+    )
 
 
 def tournament_live(
-    *, tournament_id: int, user: Any, since: str | None = None
+    *, tournament_id: int, user: Any, since: str | None = None, page: str | int | None = None
 ) -> TournamentLive | None:
-    """The live part of a tournament's page (progress and standings), for its polling: None
-    when nothing changed since the version ``since`` the page already shows."""
-    return _live(tournament_or_404(tournament_id, user), user, since=since)
+    """The live part of a tournament's page (progress, the page ``page`` of the standings,
+    the rounds), for its polling: None when nothing changed since the version ``since`` the
+    page already shows."""
+    return _live(tournament_or_404(tournament_id, user), user, since=since, page=page)
 
 
 def seat_label(seat: Seat) -> str:
@@ -619,20 +676,51 @@ def seat_lines(table: Table, user: Any, shown: bool) -> list[SeatLine]:
     ]
 
 
-def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:
-    """The rounds with their tables and who sat where (results where they may be shown).
-    Two queries of plain rows: a tournament has hundreds of seats, and making a model
-    instance of each seat, entry, version and bot cost more than the rest of the page."""
-    table_labels = dict(Table.Status.choices)
-    round_labels = dict(Round.Status.choices)
-    tables = list(
-        Table.objects.filter(tournament=tournament)
-        .order_by("round__number", "number")
-        .values("pk", "number", "status", "round__number", "round__status")
+def _round_summaries(tournament: Tournament) -> list[RoundSummary]:
+    """Each seated round with its tables counted by status: one query."""
+    labels = dict(Round.Status.choices)
+    statuses = Table.Status
+    rows = (
+        Round.objects.filter(tournament=tournament)
+        .order_by("number")
+        .values("number", "status")
+        .annotate(
+            total=Count("tables"),
+            done=Count("tables", filter=Q(tables__status=statuses.DONE)),
+            running=Count("tables", filter=Q(tables__status=statuses.RUNNING)),
+            pending=Count("tables", filter=Q(tables__status=statuses.PENDING)),
+            failed=Count("tables", filter=Q(tables__status=statuses.FAILED)),
+        )
     )
+    return [
+        RoundSummary(
+            number=row["number"],
+            status=row["status"],
+            status_label=labels[row["status"]],
+            tables=row["total"],
+            done=row["done"],
+            running=row["running"],
+            pending=row["pending"],
+            failed=row["failed"],
+        )
+        for row in rows
+    ]
+
+
+#: The columns of a table's row that :func:`_table_lines` reads.
+TABLE_FIELDS = ("pk", "number", "status", "round__number", "round__status")
+
+
+def _table_lines(
+    tournament: Tournament, tables: list[dict[str, Any]], user: Any
+) -> list[TableLine]:
+    """``tables`` (rows of :data:`TABLE_FIELDS`) with who sat where (results where they may be
+    shown): one query of plain rows for their seats, as making a model instance of each seat,
+    entry, version and bot cost more than the rest of the page."""
+    table_labels = dict(Table.Status.choices)
     seats: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for row in (
-        Seat.objects.filter(table__tournament=tournament)
+        Seat.objects.filter(table_id__in=[table["pk"] for table in tables])
         .order_by("table_id", "position")
         .values(
             "table_id",
@@ -652,18 +740,13 @@ def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:
     ):
         seats[row["table_id"]].append(dict(row))
     user_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-    blocks: dict[int, RoundBlock] = {}
+    out = []
     for table in tables:
         shown = visibility.play_shown(
             table_status=table["status"],
             round_status=table["round__status"],
             tournament_status=tournament.status,
             duplicate=tournament.duplicate,
-        )
-        number = table["round__number"]
-        block = blocks.setdefault(
-            number,
-            RoundBlock(number=number, status_label=round_labels[table["round__status"]], tables=[]),
         )
         lines = []
         for seat in seats[table["pk"]]:
@@ -691,7 +774,7 @@ def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:
                     mine=user_id is not None and seat["entry__user_id"] == user_id,
                 )
             )
-        block.tables.append(
+        out.append(
             TableLine(
                 pk=table["pk"],
                 number=table["number"],
@@ -701,14 +784,153 @@ def _rounds(tournament: Tournament, user: Any) -> list[RoundBlock]:
                 results_shown=shown,
             )
         )
-    return list(blocks.values())
+    return out
 
 
-def tournament_page(*, tournament_id: int, user: Any) -> TournamentPage:
-    """Everything a tournament's page shows: its settings in words, its progress and
-    standings, its rounds with their tables and seating, the crosstable, and once it is
-    finished its seed and whether it matches the commitment published at its creation."""
+def tournament_page(
+    *, tournament_id: int, user: Any, page: str | int | None = None
+) -> TournamentPage:
+    """Everything a tournament's page shows: its settings in words, its progress, a page of
+    its standings, its rounds (each in one line; their tables and seating on the round's
+    page, the crosstable on its own page), and once it is finished its seed and whether it
+    matches the commitment published at its creation."""
     tournament = tournament_or_404(tournament_id, user)
-    live = _live(tournament, user)
+    live = _live(tournament, user, page=page)
     assert live is not None
     return TournamentPage(tournament=tournament, live=live)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundPage:
+    """A round's page: a page of its tables with who sat where (results where they may be
+    shown), and the other rounds to go to. ``live``: the round is still being played (the
+    page refreshes its tables while it is)."""
+
+    tournament: Tournament
+    number: int
+    status_label: str
+    page: Page
+    tables: list[TableLine]
+    rounds: list[int]
+    live: bool
+
+
+def round_page(
+    *, tournament_id: int, number: int, user: Any, page: str | int | None = None
+) -> RoundPage:
+    """Round ``number`` of a tournament with a page of its tables (:data:`PAGE_SIZE`), in
+    table order: five queries, whatever the number of tables. 404 for a round not seated."""
+    tournament = tournament_or_404(tournament_id, user)
+    rounds = dict(Round.objects.filter(tournament=tournament).values_list("number", "status"))
+    if number not in rounds:
+        raise Http404("no such round (yet)")
+    tables = (
+        Table.objects.filter(tournament=tournament, round__number=number)
+        .order_by("number")
+        .values(*TABLE_FIELDS)
+    )
+    one_page = paginate(tables, page, PAGE_SIZE)
+    return RoundPage(
+        tournament=tournament,
+        number=number,
+        status_label=dict(Round.Status.choices)[rounds[number]],
+        page=one_page,
+        tables=_table_lines(tournament, list(one_page.object_list), user),
+        rounds=sorted(rounds),
+        live=rounds[number] == Round.Status.RUNNING
+        and tournament.status == Tournament.Status.RUNNING,
+    )
+
+
+#: Entries per side of a block of the crosstable page: a field this size shows whole, a
+#: larger one in square blocks (rows of one block of the standings, columns of another).
+CROSSTABLE_BLOCK = 50
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CrosstableBlock:
+    """One block of rows or columns of the crosstable page: its number (from 1) and the
+    places of its first and last entries in the standings."""
+
+    number: int
+    first: int
+    last: int
+
+
+class CrosstablePage:
+    """A tournament's crosstable page: one block of the crosstable (rows of block
+    ``row_block`` by columns of block ``column_block`` of the entries in the standings' order)
+    and the blocks to go to. Kept rendered like the tournament's page once it is final: the
+    standings and the crosstable are read when first asked for, so a kept page reads
+    neither."""
+
+    def __init__(
+        self,
+        *,
+        tournament: Tournament,
+        version: str,
+        rows: str | int | None,
+        columns: str | int | None,
+    ) -> None:
+        self.tournament = tournament
+        self.block_size = CROSSTABLE_BLOCK
+        self._rows, self._columns = page_number(rows), page_number(columns)
+        self.cache_key = f"{tournament.pk}:{version}:{self._rows}:{self._columns}"
+        final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+        self.cache_seconds = FINAL_PAGE_SECONDS if final else 0
+
+    @functools.cached_property
+    def _numbered(self) -> list[tuple[int, Entry]]:
+        order = selectors.standings_for_tournament(tournament=self.tournament)
+        return list(enumerate((row.entry for row in order), start=1))
+
+    @functools.cached_property
+    def blocks(self) -> list[CrosstableBlock]:
+        size = len(self._numbered)
+        return [
+            CrosstableBlock(
+                number=n + 1,
+                first=n * CROSSTABLE_BLOCK + 1,
+                last=min((n + 1) * CROSSTABLE_BLOCK, size),
+            )
+            for n in range(-(-size // CROSSTABLE_BLOCK))
+        ]
+
+    @property
+    def row_block(self) -> int:
+        return min(self._rows, max(len(self.blocks), 1))
+
+    @property
+    def column_block(self) -> int:
+        return min(self._columns, max(len(self.blocks), 1))
+
+    def _side(self, block: int) -> list[tuple[int, Entry]]:
+        return self._numbered[(block - 1) * CROSSTABLE_BLOCK : block * CROSSTABLE_BLOCK]
+
+    @functools.cached_property
+    def crosstable(self) -> Crosstable:
+        return _crosstable(
+            selectors.tournament_statistics(tournament=self.tournament),
+            self._side(self.row_block),
+            self._side(self.column_block),
+        )
+
+
+def crosstable_page(
+    *,
+    tournament_id: int,
+    user: Any,
+    rows: str | int | None = None,
+    columns: str | int | None = None,
+) -> CrosstablePage:
+    """The crosstable of a tournament's entries (:func:`selectors.tournament_statistics`'s:
+    the page computes no head to head of its own), in the standings' order, by blocks of
+    :data:`CROSSTABLE_BLOCK` entries a side: ``rows`` and ``columns`` are block numbers."""
+    tournament = tournament_or_404(tournament_id, user)
+    progress = progress_of([tournament])[tournament.pk]
+    return CrosstablePage(
+        tournament=tournament,
+        version=_version(tournament, progress),
+        rows=rows,
+        columns=columns,
+    )

@@ -51,9 +51,32 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    page = page_selectors.tournament_page(tournament_id=pk, user=request.user)
+    page = page_selectors.tournament_page(
+        tournament_id=pk, user=request.user, page=request.GET.get("page")
+    )
     return render(
         request, "pages/tournament_detail.html", {"page": page, "nav_section": "tournaments"}
+    )
+
+
+@require_safe
+def round_detail(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    page = page_selectors.round_page(
+        tournament_id=pk, number=number, user=request.user, page=request.GET.get("page")
+    )
+    return render(request, "pages/round_detail.html", {"page": page, "nav_section": "tournaments"})
+
+
+@require_safe
+def tournament_crosstable(request: HttpRequest, pk: int) -> HttpResponse:
+    page = page_selectors.crosstable_page(
+        tournament_id=pk,
+        user=request.user,
+        rows=request.GET.get("rows"),
+        columns=request.GET.get("columns"),
+    )
+    return render(
+        request, "pages/tournament_crosstable.html", {"page": page, "nav_section": "tournaments"}
     )
 
 
@@ -63,7 +86,10 @@ def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
     nothing changed since the version the page shows, 286 (htmx: stop polling) once the
     tournament is no longer running."""
     live = page_selectors.tournament_live(
-        tournament_id=pk, user=request.user, since=request.GET.get("since")
+        tournament_id=pk,
+        user=request.user,
+        since=request.GET.get("since"),
+        page=request.GET.get("page"),
     )
     if live is None:
         return HttpResponse(status=204)

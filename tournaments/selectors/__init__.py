@@ -33,12 +33,16 @@ from tournaments.selectors.statistics import (
     MatchProgress,
     ResolutionReport,
     SpreadSource,
+    TournamentFigures,
+    TournamentSpread,
     TournamentStatistics,
     match_list,
     match_progress,
     preset_spread_source,
+    tournament_figures,
     tournament_resolution,
     tournament_results,
+    tournament_spread,
     tournament_statistics,
 )
 from tournaments.selectors.tables import (
@@ -63,6 +67,7 @@ from tournaments.selectors.tournaments import (
     tournament_place_points,
     tournament_progress,
     tournament_rounds,
+    tournament_standing_lines,
     tournament_tables,
 )
 
@@ -73,6 +78,8 @@ __all__ = [
     "SpreadSource",
     "StandingRow",
     "StoredReplay",
+    "TournamentFigures",
+    "TournamentSpread",
     "TournamentStatistics",
     "as_jsonb",
     "bot_label",
@@ -99,6 +106,7 @@ __all__ = [
     "table_replay_seats",
     "table_seats",
     "tournament_entries",
+    "tournament_figures",
     "tournament_list",
     "tournament_lower_is_better",
     "tournament_outcomes",
@@ -107,6 +115,8 @@ __all__ = [
     "tournament_resolution",
     "tournament_results",
     "tournament_rounds",
+    "tournament_spread",
+    "tournament_standing_lines",
     "tournament_statistics",
     "tournament_tables",
 ]

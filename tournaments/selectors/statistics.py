@@ -22,8 +22,8 @@ from django.db.models import Count, Max, Q, QuerySet
 import games
 from tournaments import statistics, visibility
 from tournaments.errors import ApplicationError
-from tournaments.models import Deal, Match, MatchBatch, Seat, Tournament
-from tournaments.selectors.tournaments import standings_version
+from tournaments.models import Deal, Match, MatchBatch, Seat, Tournament, TournamentSummary
+from tournaments.selectors.tournaments import FINAL_VERSION, standings_version
 
 #: How long a tournament's figures are kept: final ones never change; live ones are keyed by
 #: the standings version, which moves with each recorded table, so this only bounds memory.
@@ -41,14 +41,17 @@ DEAL_FIELDS = ("table__round__number", "table__number", "index", "points")
 @dataclasses.dataclass(frozen=True, slots=True)
 class TournamentStatistics:
     """A tournament's standings with confidence (under its standings ``version``), and its
-    crosstable, computed and kept apart when first read (the standings' endpoint does not
-    need it, and in duplicate play it costs more than the standings)."""
+    crosstable, read apart when first asked for (the standings' endpoint does not need it, and
+    in duplicate play it costs more than the standings). ``stored``: read from the
+    tournament's :class:`~tournaments.models.TournamentSummary` (a finished one), not
+    computed."""
 
     standings: statistics.Standings
     version: str
     tournament: int
     duplicate: bool
     game: str
+    stored: bool = False
 
     def by_entry(self) -> dict[int, statistics.EntryStanding]:
         """Each ranked entry's line, by entry id."""
@@ -56,14 +59,22 @@ class TournamentStatistics:
 
     @property
     def crosstable(self) -> statistics.Crosstable:
-        """The crosstable of the same results (two queries when not kept yet)."""
+        """The crosstable of the same results, kept in the cache: once not kept, the stored one
+        (one query), else computed (two queries)."""
         key = f"tapis:crosstable:{self.tournament}:{self.version}"
         kept: statistics.Crosstable | None = cache.get(key)
+        if kept is None and self.stored:
+            stored = (
+                TournamentSummary.objects.filter(tournament_id=self.tournament)
+                .values_list("crosstable", flat=True)
+                .first()
+            )
+            kept = statistics.crosstable_from_json(stored) if stored is not None else None
         if kept is None:
             kept = statistics.crosstable(
                 _results(tournament_id=self.tournament, duplicate=self.duplicate, game=self.game)
             )
-            cache.set(key, kept, CACHE_SECONDS)
+        cache.set(key, kept, CACHE_SECONDS)
         return kept
 
 
@@ -100,27 +111,67 @@ def tournament_results(*, tournament: Tournament) -> statistics.Results:
     )
 
 
+def _ranked(tournament: Tournament) -> list[int]:
+    return list(
+        tournament.entries.filter(withdrawn=False, disqualified=False).values_list("pk", flat=True)
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TournamentFigures:
+    """A tournament's statistics computed from its rows: what its summary stores."""
+
+    standings: statistics.Standings
+    crosstable: statistics.Crosstable
+    spread: TournamentSpread
+
+
+def tournament_figures(*, tournament: Tournament) -> TournamentFigures:
+    """The standings with confidence, the crosstable and the spread per deal measured on
+    ``tournament``, computed from its rows now (never the stored or cached ones): what
+    :func:`~tournaments.services.tournament_summary_store` keeps when it finishes. Three
+    queries."""
+    results = tournament_results(tournament=tournament)
+    return TournamentFigures(
+        standings=statistics.standings_with_confidence(results, entries=_ranked(tournament)),
+        crosstable=statistics.crosstable(results),
+        spread=tournament_spread(results),
+    )
+
+
 def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
     """Standings with 95% intervals, rank probabilities and settled flags (ranked entries only:
     withdrawn and disqualified ones are left out, their scores still count for the others),
-    and the crosstable (computed when first read). Kept in the cache under the standings
-    version: a constant number of queries (the version, the seats, the deals, the ranked
-    entries), none once final and kept."""
+    and the crosstable (read when first asked for).
+
+    Kept in the cache under the standings version: none once kept. Else a finished
+    tournament's are read from its stored summary (:class:`~tournaments.models.TournamentSummary`,
+    written when it finished): one query, nothing computed; others' are computed, in a constant
+    number of queries (the version, the seats, the deals, the ranked entries)."""
     version = standings_version(tournament=tournament)
     key = f"tapis:statistics:{tournament.pk}:{version}"
     kept: TournamentStatistics | None = cache.get(key)
     if kept is not None:
         return kept
-    results = tournament_results(tournament=tournament)
-    ranked = tournament.entries.filter(withdrawn=False, disqualified=False).values_list(
-        "pk", flat=True
+    stored = (
+        TournamentSummary.objects.filter(tournament_id=tournament.pk)
+        .values_list("standings", flat=True)
+        .first()
+        if version == FINAL_VERSION
+        else None
     )
+    if stored is not None:
+        standings = statistics.standings_from_json(stored)
+    else:
+        results = tournament_results(tournament=tournament)
+        standings = statistics.standings_with_confidence(results, entries=_ranked(tournament))
     figures = TournamentStatistics(
-        standings=statistics.standings_with_confidence(results, entries=list(ranked)),
+        standings=standings,
         version=version,
         tournament=tournament.pk,
         duplicate=tournament.duplicate,
         game=tournament.game,
+        stored=stored is not None,
     )
     cache.set(key, figures, CACHE_SECONDS)
     return figures
@@ -169,19 +220,41 @@ def _pooled(parts: Iterable[tuple[float, int]]) -> tuple[float | None, int]:
     return math.sqrt(squares / count), count
 
 
-def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
-    """The spread of ``game``/``preset``: measured from the house bots (ValueError if it was
-    not) and from its latest finished tournaments (:func:`statistics.measured_spread`, each
-    duplicate one rescaled to :attr:`~statistics.Spread.duplicate_tables` tables). Three
-    queries, whatever the number of tournaments."""
-    house = statistics.preset_spread(game, preset)
-    finished = list(
-        Tournament.objects.filter(
-            game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
-        ).values_list("pk", "duplicate")[:SPREAD_TOURNAMENTS]
+@dataclasses.dataclass(frozen=True, slots=True)
+class TournamentSpread:
+    """What a finished tournament tells of its preset's spread per deal
+    (:func:`statistics.measured_spread` of its results): ``sd`` (None: too few scores), the
+    ``scores`` of its entries it was measured on, and in duplicate play the most ``tables``
+    of a board (0 in normal play). Stored in its summary when it finishes."""
+
+    sd: float | None
+    scores: int
+    tables: int
+
+    def as_json(self) -> dict[str, float | int | None]:
+        return {"sd": self.sd, "scores": self.scores, "tables": self.tables}
+
+
+def tournament_spread(results: statistics.Results) -> TournamentSpread:
+    """The spread measured on a tournament's ``results`` (see :class:`TournamentSpread`)."""
+    scores = sum(len(s.scores) for b in results.blocks for s in b.seats if s.entry is not None)
+    try:
+        sd: float | None = statistics.measured_spread(results)
+    except ValueError:
+        sd = None
+    tables = (
+        max((len({s.table for s in b.seats}) for b in results.blocks), default=0)
+        if results.duplicate
+        else 0
     )
-    if not finished:
-        return SpreadSource(house, 0, 0, None, None)
+    return TournamentSpread(sd=sd, scores=scores, tables=tables)
+
+
+def _spreads_from_rows(
+    *, game: str, finished: list[tuple[int, bool]]
+) -> dict[int, TournamentSpread]:
+    """:func:`tournament_spread` of each of the ``finished`` (id, duplicate), from their rows:
+    for those without a stored summary. Two queries."""
     ids = [pk for pk, _ in finished]
     shown = visibility.tables_shown_q(prefix="table__")
     by_tournament_seats: dict[int, list[statistics.SeatRow]] = defaultdict(list)
@@ -195,30 +268,55 @@ def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
     ):
         by_tournament_deals[tid].append(statistics.DealRow(r, t, i, tuple(points)))
     lower = games.game_class(game).lower_is_better
+    return {
+        pk: tournament_spread(
+            statistics.results_from_rows(
+                seats=by_tournament_seats[pk],
+                deals=by_tournament_deals[pk],
+                duplicate=duplicate,
+                lower_is_better=lower,
+            )
+        )
+        for pk, duplicate in finished
+    }
+
+
+def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
+    """The spread of ``game``/``preset``: measured from the house bots (ValueError if it was
+    not) and from its latest finished tournaments (:func:`statistics.measured_spread`, each
+    duplicate one rescaled to :attr:`~statistics.Spread.duplicate_tables` tables), as stored
+    in their summaries when they finished: one query; three when some have no summary (their
+    rows are read)."""
+    house = statistics.preset_spread(game, preset)
+    finished = list(
+        Tournament.objects.filter(
+            game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
+        )
+        .order_by("-created_at", "-pk")
+        .values_list("pk", "duplicate", "summary__spread")[:SPREAD_TOURNAMENTS]
+    )
+    if not finished:
+        return SpreadSource(house, 0, 0, None, None)
+    spreads = {pk: TournamentSpread(**stored) for pk, _, stored in finished if stored is not None}
+    missing = [(pk, duplicate) for pk, duplicate, stored in finished if stored is None]
+    if missing:
+        spreads.update(_spreads_from_rows(game=game, finished=missing))
     table_parts: list[tuple[float, int]] = []
     duplicate_parts: list[tuple[float, int]] = []
-    for pk, duplicate in finished:
-        results = statistics.results_from_rows(
-            seats=by_tournament_seats[pk],
-            deals=by_tournament_deals[pk],
-            duplicate=duplicate,
-            lower_is_better=lower,
-        )
-        scores = sum(len(s.scores) for b in results.blocks for s in b.seats if s.entry is not None)
-        try:
-            sd = statistics.measured_spread(results)
-        except ValueError:
+    for pk, duplicate, _ in finished:
+        spread = spreads[pk]
+        if spread.sd is None:
             continue
         if duplicate:
-            tables = max((len({s.table for s in b.seats}) for b in results.blocks), default=0)
-            if tables < 2:
+            if spread.tables < 2:
                 continue
             # One seat's own variance, then as at the file's number of tables.
-            own = sd * sd / (1 - 1 / tables)
-            sd = math.sqrt(own * (1 - 1 / house.duplicate_tables))
-            duplicate_parts.append((sd, scores))
+            own = spread.sd * spread.sd / (1 - 1 / spread.tables)
+            duplicate_parts.append(
+                (math.sqrt(own * (1 - 1 / house.duplicate_tables)), spread.scores)
+            )
         else:
-            table_parts.append((sd, scores))
+            table_parts.append((spread.sd, spread.scores))
     table_sd, table_n = _pooled(table_parts)
     duplicate_sd, duplicate_n = _pooled(duplicate_parts)
     return SpreadSource(

@@ -18,6 +18,7 @@ from tournaments.models import (
     Seat,
     Table,
     Tournament,
+    TournamentSummary,
 )
 
 
@@ -123,21 +124,43 @@ class StandingRow:
         }
 
 
+def _standing_lines(tournament: Tournament, entries: list[Entry]) -> list[scoring.Standing]:
+    return scoring.standings(
+        entries=[e.pk for e in entries],
+        outcomes=tournament_outcomes(tournament=tournament),
+        seed=tournament.seed_int,
+        lower_is_better=tournament_lower_is_better(tournament=tournament),
+        unranked=[e.pk for e in entries if not e.active],
+    )
+
+
+def tournament_standing_lines(*, tournament: Tournament) -> list[scoring.Standing]:
+    """The standings of ``tournament`` computed from its recorded tables now (never the stored
+    ones): what :func:`~tournaments.services.tournament_summary_store` keeps. Two queries."""
+    return _standing_lines(tournament, list(Entry.objects.filter(tournament=tournament)))
+
+
 def standings_for_tournament(*, tournament: Tournament) -> list[StandingRow]:
     """The standings so far (final once the tournament is finished): points, then total
     score relative to the table averages, then head-to-head, then the seeded draw.
-    Withdrawn and disqualified entries are listed last, without a rank."""
+    Withdrawn and disqualified entries are listed last, without a rank. A finished
+    tournament's are read from its stored summary (written when it finished, when nothing
+    can change them any more): two queries; computed, three."""
     entries = {
         e.pk: e
         for e in Entry.objects.filter(tournament=tournament).select_related("version__bot", "user")
     }
-    lines = scoring.standings(
-        entries=list(entries),
-        outcomes=tournament_outcomes(tournament=tournament),
-        seed=tournament.seed_int,
-        lower_is_better=tournament_lower_is_better(tournament=tournament),
-        unranked=[pk for pk, e in entries.items() if not e.active],
+    stored = (
+        TournamentSummary.objects.filter(tournament_id=tournament.pk)
+        .values_list("lines", flat=True)
+        .first()
+        if tournament.status == Tournament.Status.FINISHED
+        else None
     )
+    if stored is not None:  # final: computed once when the tournament finished
+        lines = scoring.standings_from_json(stored)
+    else:
+        lines = _standing_lines(tournament, list(entries.values()))
     return [
         StandingRow(
             entry=entries[line.entry],
@@ -154,12 +177,16 @@ def standings_for_tournament(*, tournament: Tournament) -> list[StandingRow]:
     ]
 
 
+#: The standings version of a finished or cancelled tournament: they never change again.
+FINAL_VERSION = "final"
+
+
 def standings_version(*, tournament: Tournament) -> str:
     """A key that changes whenever the standings of ``tournament`` may change: ``"final"``
     once it is finished or cancelled (they never change again); before, a key that moves
     with each recorded table and each entry, withdrawal or disqualification."""
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
-        return "final"
+        return FINAL_VERSION
     tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE).aggregate(
         n=Count("pk"), last=Max("finished_at")
     )

@@ -51,6 +51,7 @@ from tournaments.services.lifecycle import (
     tournament_open,
     tournament_settings_checked,
     tournament_start,
+    tournament_summary_store,
     tournament_update,
 )
 from tournaments.services.matches import (
@@ -142,6 +143,7 @@ __all__ = [
     "tournament_run_here",
     "tournament_settings_checked",
     "tournament_start",
+    "tournament_summary_store",
     "tournament_update",
     "worker_heartbeat_record",
     "worker_out_of_rotation",

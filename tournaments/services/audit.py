@@ -8,6 +8,8 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable
 
+from django.db.models import Prefetch
+
 import games
 from games.base import JSON
 from games.errors import GameError
@@ -15,11 +17,17 @@ from games.log import verify_deal
 from tournaments import judging, seeds, visibility
 from tournaments.models import (
     Deal,
+    Decision,
+    Seat,
     Table,
     Tournament,
+    Trick,
 )
 
 log = logging.getLogger(__name__)
+
+#: The columns of a trick that the audit compares with the replay.
+TRICK_FIELDS = ("number", "leader", "cards", "winner", "points")
 
 
 class Verdict(enum.StrEnum):
@@ -171,11 +179,13 @@ def deal_audit(*, deal: Deal, engine: games.Game[object] | None = None) -> DealA
         state.apply_action(action)
     if deal.points != state.points():
         checks.fail("points", f"{where}: the row says {deal.points}, the replay {state.points()}")
-    rows = [(t.leader, list(t.cards), t.winner, t.points) for t in deal.tricks.order_by("number")]
+    # Sorted here rather than by the query: a tournament's audit prefetches every deal's rows.
+    tricks = sorted(deal.tricks.all(), key=lambda t: t.number)
+    rows = [(t.leader, list(t.cards), t.winner, t.points) for t in tricks]
     replayed = [(t.leader, list(t.cards), t.winner, t.points) for t in state.tricks()]
     if rows != replayed:
         checks.fail("tricks", f"{where}: the trick rows differ from the replay")
-    decisions = [[d.seat, d.action] for d in deal.decision_set.order_by("step")]
+    decisions = [[d.seat, d.action] for d in sorted(deal.decision_set.all(), key=lambda d: d.step)]
     if decisions != [list(a) for a in actions]:
         checks.fail("decisions", f"{where}: the decision rows differ from the log")
     if deal.passes != engine.passes(actions):
@@ -239,6 +249,21 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
     if shown_only:
         tables = tables.filter(visibility.tables_shown_q())
     tables = tables.select_related("round", "tournament").order_by("round__number", "number")
+    # Every deal with its tricks and decisions, and every seat, in a few queries whatever the
+    # number of tables (not a query per table and two per deal).
+    deals_of: dict[int, list[Deal]] = defaultdict(list)
+    for deal in (
+        Deal.objects.filter(table__in=tables)
+        .order_by("table_id", "index")
+        .prefetch_related(
+            Prefetch("tricks", Trick.objects.only("deal_id", *TRICK_FIELDS)),
+            Prefetch("decision_set", Decision.objects.only("deal_id", "step", "seat", "action")),
+        )
+    ):
+        deals_of[deal.table_id].append(deal)
+    seats_of: dict[int, list[Seat]] = defaultdict(list)
+    for seat in Seat.objects.filter(table__in=tables).order_by("table_id", "position"):
+        seats_of[seat.table_id].append(seat)
     deal_count = table_count = 0
     not_checked: dict[str, int] = defaultdict(int)  # deal check -> deals where it was not made
     for table in tables:
@@ -256,7 +281,7 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
                     "table_seeds", f"{where}: its deal seed does not come from the revealed seed"
                 )
         deal_points = []
-        deals = list(Deal.objects.filter(table=table).order_by("index"))
+        deals = deals_of[table.pk]
         if [d.index for d in deals] != list(range(tournament.deals_per_table)):
             checks.fail(
                 "deals_present", f"{where}: expected deals 0..{tournament.deals_per_table - 1}"
@@ -275,7 +300,7 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
             continue
         scores = engine.match_scores(deal_points)
         places = engine.places(scores)
-        seats = list(table.seats.order_by("position"))
+        seats = seats_of[table.pk]
         if [s.score for s in seats] != scores or [s.place for s in seats] != places:
             checks.fail(
                 SEATS_CHECK[0],

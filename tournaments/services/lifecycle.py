@@ -14,7 +14,7 @@ import games
 from games.errors import GameError
 from judge import bots as builtin_bots
 from judge.runner import Limits
-from tournaments import conf, formats, judging, queue, scoring, seeds, selectors
+from tournaments import conf, formats, judging, queue, scoring, seeds, selectors, statistics
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotVersion,
@@ -23,6 +23,7 @@ from tournaments.models import (
     Seat,
     Table,
     Tournament,
+    TournamentSummary,
 )
 from tournaments.services._sql import as_points
 from tournaments.services.ratings import ratings_update
@@ -435,4 +436,32 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         Entry.objects.bulk_update(entries, ["final_rank", "final_points"])
         if not tournament.practice:  # a practice run is never rated
             ratings_update(tournament=tournament)
+        tournament_summary_store(tournament=tournament)
     return tournament
+
+
+def tournament_summary_store(*, tournament: Tournament) -> TournamentSummary:
+    """Compute a finished tournament's final standings and statistics (the standings with
+    their intervals, the crosstable, the spread per deal its preset's measure reads) and store
+    them
+    (:class:`~tournaments.models.TournamentSummary`), so that its pages and the API read them
+    instead of computing them. Done once by :func:`tournament_finish`; run again, it writes
+    the same figures (they are a function of the recorded results and fixed seeds)."""
+    if tournament.status != Tournament.Status.FINISHED:
+        raise ApplicationError(
+            f"the tournament is {tournament.status}: only a finished one has a summary",
+            code="status",
+        )
+    figures = selectors.tournament_figures(tournament=tournament)
+    lines = selectors.tournament_standing_lines(tournament=tournament)
+    summary, _ = TournamentSummary.objects.update_or_create(
+        tournament=tournament,
+        defaults={
+            "lines": scoring.standings_as_json(lines),
+            "standings": statistics.standings_as_json(figures.standings),
+            "crosstable": statistics.crosstable_as_json(figures.crosstable),
+            "spread": figures.spread.as_json(),
+            "computed_at": timezone.now(),
+        },
+    )
+    return summary

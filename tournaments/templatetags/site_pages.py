@@ -1,5 +1,5 @@
 """Template tags of the site for its largest tables, rendered in Python: a tournament's
-crosstable has a cell per pair of entries (2,304 for 48 entries) and its rounds a link per
+crosstable has a cell per pair of entries (2,304 for 48 entries) and a round's page a link per
 seat, which through template nodes cost most of the page's time; and the standings' interval
 bars."""
 
@@ -101,7 +101,8 @@ def seat_list(seats: Sequence[SeatLine], results_shown: bool) -> SafeString:
 @register.filter
 def crosstable_rows(
     crosstable: Crosstable, grid: CrossGrid
-) -> list[tuple[Entry, list[CrossCell | None]]]:
-    """The rows of one grid of the crosstable, for the template's loop:
-    ``{% for entry, cells in page.crosstable|crosstable_rows:grid %}``."""
+) -> list[tuple[int, Entry, list[CrossCell | None]]]:
+    """The rows of one grid of the crosstable (the entry's place, the entry, its cells), for
+    the template's loop: ``{% for number, entry, cells in page.crosstable|crosstable_rows:grid
+    %}``."""
     return crosstable.rows(grid)

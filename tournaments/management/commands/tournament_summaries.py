@@ -1,0 +1,40 @@
+"""``manage.py tournament_summaries``: store the statistics of the finished tournaments that
+have none (those finished before summaries existed), once after the upgrade that added them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from tournaments import services
+from tournaments.models import Tournament
+
+
+class Command(BaseCommand):
+    help = (
+        "Compute and store the statistics (standings with intervals, crosstable) of every "
+        "finished tournament without a stored summary, so that its pages read them instead of "
+        "computing them (the tournament's finish does this for every tournament since). "
+        "--all computes them again for every finished tournament."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--all", action="store_true", help="every finished tournament, stored or not"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        finished = Tournament.objects.filter(status=Tournament.Status.FINISHED).order_by("pk")
+        if not options["all"]:
+            finished = finished.filter(summary__isnull=True)
+        started = time.perf_counter()
+        count = 0
+        for tournament in finished.iterator():
+            services.tournament_summary_store(tournament=tournament)
+            count += 1
+        self.stdout.write(
+            f"{count} tournament summar{'y' if count == 1 else 'ies'} stored "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
