@@ -438,6 +438,11 @@ def test_a_failed_table_is_shown_with_its_reason_and_re_run(world: MembersWorld)
     world.failed.refresh_from_db()
     assert world.failed.status == Table.Status.PENDING
     assert world.failed.attempts == 0
+    again = client.post(
+        reverse("tournaments:organise-rerun", args=[world.running.pk, world.failed.pk]),
+        follow=True,
+    )
+    assert "is pending: only a failed table can be re-run." in again.content.decode()
 
 
 def settings_form_values(tournament: Tournament) -> dict[str, Any]:

@@ -315,9 +315,10 @@ def table_rerun(*, table: Table) -> Table:
         lease_expires_at=None,
         queued_at=timezone.now(),
     )
-    if not updated:
-        raise ApplicationError(f"{table} is {table.status}: only a failed table can be re-run")
     table.refresh_from_db()
+    if not updated:
+        # (as it is now: a second click, from a stale page, finds it pending or played)
+        raise ApplicationError(f"{table} is {table.status}: only a failed table can be re-run")
     if table.tournament.status == Tournament.Status.RUNNING:
         queue.table_enqueue(table=table, tournament=table.tournament)
     return table
