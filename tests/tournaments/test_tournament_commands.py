@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -37,7 +38,7 @@ def test_the_demo_plays_a_finished_tournament_once() -> None:
 def test_the_demo_gallery_has_a_page_of_each_kind_for_every_game(client: Client) -> None:
     call_command("demo", "--gallery", "--rounds", "1", "--deals", "2", stdout=io.StringIO())
     call_command("demo", "--gallery", stdout=io.StringIO())  # the second time adds nothing
-    tournaments = Tournament.objects.order_by("pk")
+    tournaments = Tournament.objects.filter(practice=False).order_by("pk")
     assert tournaments.count() == 1 + len(GALLERY)
     finished = tournaments.filter(status=Tournament.Status.FINISHED)
     assert {t.game for t in finished} == {"hearts", "roi", "dutch"}
@@ -60,6 +61,18 @@ def test_the_demo_gallery_has_a_page_of_each_kind_for_every_game(client: Client)
         assert ("Traveller:" in replay.content.decode()) == tournament.duplicate
         table = client.get(reverse("tournaments:table-detail", args=[deal.table_id]))
         assert table.status_code == 200, tournament.name
+    # A practice run, played: its page and replays answer its author and staff (the demo
+    # administrator), and nobody else; no list shows it.
+    practice = Tournament.objects.get(practice=True)
+    assert practice.status == Tournament.Status.FINISHED
+    assert practice.name not in home
+    page = reverse("tournaments:practice", args=[practice.pk])
+    deal = Deal.objects.filter(table__tournament=practice).order_by("pk").first()
+    assert deal is not None
+    assert client.get(reverse("tournaments:deal", args=[deal.pk])).status_code == 404
+    client.force_login(get_user_model().objects.create_user("admin", is_staff=True))
+    assert "Score sheet" in client.get(page).content.decode()
+    assert client.get(reverse("tournaments:deal", args=[deal.pk])).status_code == 200
 
 
 def test_audit_tournament_reports_and_fails_on_a_tampered_deal() -> None:

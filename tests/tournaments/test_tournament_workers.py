@@ -124,3 +124,35 @@ def test_an_upload_is_validated_by_a_worker(live_worker: LiveWorker) -> None:
     wait_for(validated, 60, live_worker, "the validation")
     assert version.status == BotVersion.Status.READY, version.report
     assert version.report["decisions"] > 0
+
+
+def test_a_practice_run_is_played_by_a_worker_and_replayed(live_worker: LiveWorker) -> None:
+    """A version's "try it", end to end: queued on commit, played by the worker in the
+    sandbox against built-in bots, every trick recorded, its page linking each deal's replay;
+    a bot that crashes gives a finished run whose page says so in plain words."""
+    from django.test import Client
+    from django.urls import reverse
+
+    bot = BotFactory.create(name="Uploaded")
+    runs = {
+        name: services.practice_create(
+            owner=bot.owner, version=file_version(bot, name), deals=2, opponent="random"
+        )
+        for name in ("first_legal", "crash")
+    }
+    for name, run in runs.items():
+        wait_for(finished(run), 120, live_worker, f"the practice run of {name}")
+    assert_recorded_once(runs["first_legal"])
+    client = Client()
+    client.force_login(bot.owner)
+    for name, run in runs.items():
+        html = client.get(reverse("tournaments:practice", args=[run.pk])).content.decode()
+        deals = list(Deal.objects.filter(table__tournament=run).order_by("index"))
+        assert len(deals) == 2, name
+        for deal in deals:
+            assert reverse("tournaments:deal", args=[deal.pk]) in html, name
+            replay = client.get(reverse("tournaments:deal", args=[deal.pk]))
+            assert replay.status_code == 200, name
+        assert ("crashed" in html) is (name == "crash"), html
+    fault = Fault.objects.get(table__tournament=runs["crash"])
+    assert fault.kind == "crash"

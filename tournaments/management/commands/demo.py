@@ -3,8 +3,10 @@
 ``make run`` calls it (with ``--gallery``) before starting the web server, so a newcomer finds a
 finished tournament with its standings, and, with the gallery, one finished tournament of each
 other game (a Jeu du Roi, a Dutch), a duplicate one (its deals' travellers) and one open for
-registration: every page has something to show. It plays the tables in this process (no worker
-needed) and does nothing the second time, unless ``--again`` asks for one more tournament.
+registration, and a practice run of Alice's bot (a version's "try it": its page is the author's,
+and staff's once over, so the demo administrator sees it): every page has something to show.
+It plays the tables in this process (no worker needed) and does nothing the second time,
+unless ``--again`` asks for one more tournament.
 """
 
 from __future__ import annotations
@@ -72,6 +74,19 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo tournament: {existing} (id {existing.pk}), already played")
         else:
             self._cup(options["rounds"], options["deals"])
+        if options["gallery"]:
+            self._practice()
+
+    def _practice(self) -> None:
+        """A practice run of the first demo bot, played here (once)."""
+        run = Tournament.objects.filter(practice=True, status=Tournament.Status.FINISHED).first()
+        if run is None:
+            version = self._demo_bots(DEMO_BOTS[:1])[0]
+            run = services.practice_create(
+                owner=version.bot.owner, version=version, deals=2, opponent="random"
+            )
+            services.tournament_run_here(tournament=run, worker="demo")
+        self.stdout.write(f"Demo practice run: /practice/{run.pk}/ ({run.name})")
 
     def _cup(self, rounds: int, deals: int) -> None:
         """The demo cup: the eight demo bots, Swiss seating, played here."""
