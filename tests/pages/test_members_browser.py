@@ -1,6 +1,7 @@
 """The members' two stories in Chromium, against PostgreSQL and a real Celery worker (bots in
-the sandbox): a bot author from sign-up to their bot's log at a table, and an organiser from
-a refused option to a re-run table. Screenshots go to /tmp/shots/members-*.png."""
+the sandbox): a bot author from sign-up through a practice run ("Try it") and its replay to
+their bot's log at a tournament table, and an organiser from a refused option to a re-run
+table. Screenshots go to /tmp/shots/members-*.png."""
 
 from __future__ import annotations
 
@@ -108,6 +109,25 @@ def test_a_bot_authors_whole_story(
     expect(page.locator("#version-status pre.log")).to_contain_text("choosing among")
     shot(page, "version-ready")
     assert not axe_violations(page)
+
+    # Try it: the form appeared with the verdict (no reload); a practice run of 2 deals against
+    # built-in bots, played by the worker, followed live, then one of its deals replayed.
+    expect(page.locator("#version-try h2")).to_have_text("Try it")
+    assert page.evaluate("window.tapisMark") == "kept"
+    page.fill("#id_deals", "2")
+    page.select_option("#id_opponent", "random")
+    page.get_by_role("button", name="Try it").click()
+    expect(page.locator("h1")).to_have_text(re.compile(r"^Practice \d+: chatty v1$"))
+    page.evaluate("window.tapisMark = 'kept'")
+    expect(page.locator("#practice-state")).to_contain_text("finished", timeout=WORKER_TIMEOUT)
+    assert page.evaluate("window.tapisMark") == "kept"
+    expect(page.locator("#score-sheet tbody tr")).to_have_count(2)
+    shot(page, "practice")
+    assert not axe_violations(page)
+    page.get_by_role("link", name="Deal 2", exact=True).click()
+    expect(page.locator("h1")).to_have_text(re.compile(r"^Deal 2\s+of 2$"))
+    expect(page.locator(".breadcrumbs")).to_contain_text("Practice")
+    shot(page, "practice-replay")
 
     # Enter it: the form offers the ready version.
     page.goto("/account/")
