@@ -488,6 +488,35 @@ def test_settings_sent_back_unchanged_change_nothing(world: MembersWorld) -> Non
     )  # the form's precision
 
 
+@pytest.mark.parametrize(
+    ("game", "preset", "deals", "options"),
+    [
+        ("hearts", "classic-fr", 4, {"td_bonus": True, "moon": "self-minus-26", "pass_count": 2}),
+        ("hearts", "two-player", 4, {"td_bonus": False}),
+        ("roi", "classic", 10, {"floor_at_zero": False, "queen_penalty": 12}),
+        ("dutch", "classic", 2, {"decks": 2, "players": 5}),
+    ],
+)
+def test_every_games_settings_go_round_the_form_unchanged(
+    world: MembersWorld, game: str, preset: str, deals: int, options: dict[str, Any]
+) -> None:
+    """Choices, booleans, numbers and a table size that is not the preset's: the form shows
+    each as the organiser chose it, and sends it back as it was."""
+    tournament = services.tournament_create(
+        organiser=world.users["organiser"],
+        settings=TournamentSettings(
+            name="Round trip", game=game, preset=preset, rounds=2, deals_per_table=deals,
+            options=options,
+        ),
+    )  # fmt: skip
+    before = TournamentSettings.of(tournament)
+    url = reverse("tournaments:organise-settings", args=[tournament.pk])
+    saved = world.client("organiser").post(url, settings_form_values(tournament))
+    assert saved.status_code == 302, error_texts(saved.content.decode())
+    tournament.refresh_from_db()
+    assert TournamentSettings.of(tournament) == before
+
+
 def error_texts(html: str) -> list[str]:
     return re.findall(r'role="alert">(.*?)</', html, re.S)
 
