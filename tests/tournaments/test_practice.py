@@ -23,6 +23,7 @@ from tournaments.models import (
     Rating,
     Table,
     Tournament,
+    TournamentSummary,
     Trick,
     WorkerHeartbeat,
 )
@@ -62,6 +63,7 @@ def test_a_practice_run_plays_its_deals_and_keeps_every_trick_for_the_replay() -
     assert all(d.replay.document for d in deals)  # stored, as the replay viewer reads it
     assert services.tournament_audit(tournament=run).ok
     assert not Rating.objects.exists()  # never rated
+    assert not TournamentSummary.objects.exists()  # no standings pages to serve
 
 
 def test_the_table_size_and_preset_come_from_the_engine_and_its_refusals_name_the_field() -> None:

@@ -418,7 +418,8 @@ def round_advance(*, tournament: Tournament) -> Round | None:
 
 def tournament_finish(*, tournament: Tournament) -> Tournament:
     """Finish a running tournament: reveal its seed, freeze the final standings, update the
-    ratings (not for a practice run). Runs once (compare-and-set on the status)."""
+    ratings and store its summary (neither for a practice run). Runs once (compare-and-set on
+    the status)."""
     now = timezone.now()
     with transaction.atomic():
         updated = Tournament.objects.filter(
@@ -434,9 +435,9 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
             line.entry.final_points = as_points(line.points)
             entries.append(line.entry)
         Entry.objects.bulk_update(entries, ["final_rank", "final_points"])
-        if not tournament.practice:  # a practice run is never rated
+        if not tournament.practice:  # a practice run is never rated, and has no pages of standings
             ratings_update(tournament=tournament)
-        tournament_summary_store(tournament=tournament)
+            tournament_summary_store(tournament=tournament)
     return tournament
 
 

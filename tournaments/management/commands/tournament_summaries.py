@@ -26,7 +26,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        finished = Tournament.objects.filter(status=Tournament.Status.FINISHED).order_by("pk")
+        finished = Tournament.objects.filter(
+            status=Tournament.Status.FINISHED, practice=False
+        ).order_by("pk")
         if not options["all"]:
             finished = finished.filter(summary__isnull=True)
         started = time.perf_counter()
