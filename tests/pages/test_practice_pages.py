@@ -198,3 +198,39 @@ def test_a_version_not_ready_or_not_yours_is_refused() -> None:
     staff = UserFactory.create(username="staffer", is_staff=True)
     assert _try(_client(staff), ready).status_code == 403  # staff see it, but try their own
     assert not Tournament.objects.filter(practice=True).exists()
+
+
+def test_a_failed_run_says_why_in_one_line_and_stops_polling(version: BotVersion) -> None:
+    run = services.practice_create(owner=version.bot.owner, version=version, deals=1)
+    table = Table.objects.get(tournament=run)
+    assert services.table_claim(table_id=table.pk, worker="w", token="t")
+    services.table_fail(
+        table_id=table.pk,
+        token="t",
+        error="Traceback (most recent call last):\n  ...\nOSError: gone",
+    )
+    author = _client(version.bot.owner)
+    live = author.get(reverse("tournaments:practice-live", args=[run.pk]))
+    assert live.status_code == 286
+    html = live.content.decode()
+    assert "failed" in html
+    assert "(OSError: gone)" in html
+    assert "Traceback" not in html
+    staff = _client(UserFactory.create(username="staffer", is_staff=True))
+    assert staff.get(reverse("tournaments:practice", args=[run.pk])).status_code == 200
+
+
+def test_the_admin_lists_a_practice_run_once_it_is_over(version: BotVersion) -> None:
+    admin = _client(UserFactory.create(username="root", is_staff=True, is_superuser=True))
+    run = services.practice_create(owner=version.bot.owner, version=version, deals=1)
+    table = Table.objects.get(tournament=run)
+    listed = admin.get("/admin/tournaments/tournament/").content.decode()
+    assert f"/admin/tournaments/tournament/{run.pk}/change/" not in listed
+    tables = admin.get("/admin/tournaments/table/").content.decode()
+    assert f"/admin/tournaments/table/{table.pk}/change/" not in tables
+    assert admin.get(f"/admin/tournaments/tournament/{run.pk}/change/").status_code == 302
+    services.tournament_run_here(tournament=run)
+    assert f"/admin/tournaments/tournament/{run.pk}/change/" in (
+        admin.get("/admin/tournaments/tournament/?practice__exact=1").content.decode()
+    )
+    assert admin.get(f"/admin/tournaments/tournament/{run.pk}/change/").status_code == 200

@@ -161,7 +161,7 @@ class TournamentAdmin(HidingAdmin):
         "duplicate",
         "created_at",
     ]
-    list_filter = ["status", "game", "seating", "duplicate"]
+    list_filter = ["status", "game", "seating", "duplicate", "practice"]
     search_fields = ["name", "organiser__username"]
     date_hierarchy = "created_at"
     autocomplete_fields = ["organiser"]
