@@ -181,6 +181,30 @@ def host_cpu() -> float:
     return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def database_cpu() -> float:
+    """CPU seconds of the PostgreSQL backends serving the benchmark's database (its workers'
+    and its own connections) that are alive now, read from /proc: 0 when the server runs on
+    another host. A backend that exits between two readings takes its time with it (the
+    workers keep their connections for the whole run)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> "
+            "pg_backend_pid()"
+        )
+        pids = [row[0] for row in cursor.fetchall()]
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
 def make_tournament(entries: int, rounds: int, deals: int, name: str) -> Any:
     import hashlib
 
@@ -332,9 +356,12 @@ def main() -> int:
                     args.entries, args.rounds, args.deals, f"bench run {run}"
                 )
                 own_before, bots_before = workers_cpu(workers)
+                database_before, bench_before = database_cpu(), time.process_time()
                 host_before = host_cpu()
                 elapsed = play(tournament, args.timeout)
                 host_busy = host_cpu() - host_before
+                bench_busy = time.process_time() - bench_before
+                database_busy = database_cpu() - database_before
                 own_after, bots_after = workers_cpu(workers)
                 judge_cpu, bots_cpu = own_after - own_before, bots_after - bots_before
                 cpu = judge_cpu + bots_cpu
@@ -348,10 +375,16 @@ def main() -> int:
                     f"{cores} cores could do at most {cores * deals / cpu:.0f} deals/s"
                 )
                 print(
+                    f"  CPU besides: PostgreSQL (the workers' backends) {database_busy:.2f} s, "
+                    f"the benchmark's polling {bench_busy:.2f} s; all three "
+                    f"{(cpu + database_busy + bench_busy) / deals * 1000:.1f} ms per deal"
+                )
+                print(
                     f"  host: {host_busy:.2f} s busy of {cores * elapsed:.2f} s "
-                    f"({host_busy / (cores * elapsed):.0%}); besides the workers and bots "
-                    f"{max(0.0, host_busy - cpu):.2f} s (PostgreSQL, Redis, the kernel's "
-                    "work for the sandboxes, the benchmark itself, other jobs)"
+                    f"({host_busy / (cores * elapsed):.0%}); besides the workers, bots, "
+                    f"PostgreSQL and the benchmark "
+                    f"{max(0.0, host_busy - cpu - database_busy - bench_busy):.2f} s (Redis, "
+                    "the kernel's work for the sandboxes, other jobs)"
                 )
                 rates.append(tournament.tables.count() * args.deals / elapsed)
             print(

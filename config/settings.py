@@ -327,6 +327,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A pool process keeps its database connection from task to task (a new PostgreSQL backend
+# for every table cost each table ~10 ms and the server its caches): Celery's Django fixup
+# would close it after every task unless it is told to reuse it. tournaments.worker_process
+# closes it instead, as Django does after a request, when it is broken or older than
+# CONN_MAX_AGE. The fixup still recycles it every this many tasks.
+CELERY_DB_REUSE_MAX = 1000
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_TIMEZONE = TIME_ZONE
 # Workers run the sweep themselves (each on its own timer, once per period overall: see

@@ -9,6 +9,9 @@ imports this module):
   ``tapis-zygotes-*``) under a folder of its own, ``$TMPDIR/tapis-worker-<pid>-<start>``,
   removed when the process exits and, at the next start of any worker of the host, when its
   process is gone (killed);
+* a pool process keeps its database connection from one task to the next, closed as Django
+  closes a request's (broken, in a transaction left open, or older than ``CONN_MAX_AGE``)
+  before and after each task (``CELERY_DB_REUSE_MAX`` keeps Celery from closing it);
 * a pool process that met a local error (:class:`~tournaments.services.tables.
   WorkerOutOfRotation`) takes the whole worker out of rotation: it stops consuming tables and
   its heartbeat says why (:func:`out_of_rotation`).
@@ -205,6 +208,19 @@ def _worker_shutdown(**_: Any) -> None:
 def _process_init(**_: Any) -> None:
     global _process_dir
     _process_dir = use_process_dir()
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_old_connections(sender: Any = None, **_: Any) -> None:
+    """Around each task: the pool process's database connection is kept, unless it is broken
+    or too old (Django's request rule). Not for a task run in the caller (eager), whose
+    connection is the caller's."""
+    from django.db import close_old_connections
+
+    request = getattr(sender, "request", None)
+    if not getattr(request, "is_eager", False):
+        close_old_connections()
 
 
 @signals.worker_process_shutdown.connect
