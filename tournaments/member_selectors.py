@@ -273,6 +273,16 @@ class OrganiserPage:
     failed_tables: Sequence[Table]
     progress: selectors.Progress | None
 
+    @property
+    def before_start(self) -> bool:
+        """Draft or open: its settings may change (services.tournament_update)."""
+        return self.tournament.status in (Tournament.Status.DRAFT, Tournament.Status.OPEN)
+
+    @property
+    def over(self) -> bool:
+        """Finished or cancelled: nothing more to do (no cancel, no entry to remove)."""
+        return self.tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
+
 
 def failure_reason(error: str) -> str:
     """What a failed table's error says in one line: its last (the exception and its message,

@@ -630,6 +630,7 @@ def test_the_progress_polling_ends_with_the_whole_body_once_over(world: MembersW
     html = over.content.decode()
     assert "finished" in html
     assert "Cancel the tournament" not in html
+    assert ">Remove<" not in html
     assert 'id="organise-progress"' in html
     assert "hx-get" not in html
 

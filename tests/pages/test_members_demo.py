@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.pages.conftest import axe_violations
 from tests.pages.test_members_browser import CHATTY_BOT, WORKER_TIMEOUT
 from tests.test_run_demo import start_demo, stop_demo
 
@@ -64,6 +65,7 @@ def test_both_stories_on_make_runs_stack(browser: Any, tmp_path: Path) -> None:
         organiser.get_by_role("link", name=OPEN_DEMO).click()
         expect(organiser.locator("h1")).to_have_text(f"Organise {OPEN_DEMO}")
         organiser.get_by_role("link", name="Change its settings").click()
+        assert not axe_violations(organiser)
         organiser.fill("#id_rounds", "1")
         organiser.fill("#id_deals_per_table", "2")
         organiser.get_by_role("button", name="Save the settings").click()
