@@ -374,7 +374,6 @@ EXAMPLE_ACT = (
 
 def bench_runtime(runtime: str, deals: int, starts: int, count: int) -> None:
     """Part (5), one runtime: build, start-up, round trip (sandbox and bare), a table."""
-    import dataclasses as dc
 
     from judge import run_table
     from judge.launchers import runtimes
@@ -393,9 +392,8 @@ def bench_runtime(runtime: str, deals: int, starts: int, count: int) -> None:
             artifact = runtimes.build(prepared.directory, runtime, prepared.entry, prepared.sources)
             build = f"{time.perf_counter() - started:5.1f} s"
             bot_dir = runtimes.unpack_artifact(artifact.data, work / "artifact")
-        if runtime in runtimes.ADDRESS_SPACE:
-            limits = dc.replace(limits, memory_bytes=runtimes.ADDRESS_SPACE[runtime])
-        command = prepared.command
+        limits = runtimes.run_limits(runtime, limits)
+        command = prepared.command_for(limits.memory_bytes)
         startups = []
         for _ in range(starts):
             started = time.perf_counter()

@@ -342,7 +342,7 @@ class _Table:
                 )
                 state.started = time.perf_counter()
                 process = spawn_bot(
-                    prepared.command,
+                    prepared.command_for(limits.memory_bytes),
                     bot_dir=bot_dir,
                     mode=self.sandbox,
                     limits=limits,

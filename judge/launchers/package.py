@@ -76,9 +76,13 @@ class PreparedBot:
     def command(self) -> tuple[str, ...]:
         """The argv in the sandbox: a compiled runtime's starts its artifact, which the judge
         binds at /bot instead of the sources (judge.launchers.runtimes)."""
+        return self.command_for(runtimes.DEFAULT_MEMORY)
+
+    def command_for(self, memory_bytes: int) -> tuple[str, ...]:
+        """The argv for a memory limit of ``memory_bytes`` (a managed runtime's heap flag)."""
         if self.runtime == "python3":
             return (*RUNTIMES[self.runtime], f"{BOT_ROOT}/{self.entry}")
-        return runtimes.RUNTIMES[self.runtime].command(self.entry)
+        return runtimes.RUNTIMES[self.runtime].command(self.entry, memory_bytes)
 
 
 def _check_name(name: str) -> PurePosixPath:

@@ -58,10 +58,49 @@ MAX_ARTIFACT_BYTES: Final = 32 * 2**20  # the tar the build writes
 MAX_ARTIFACT_FILES: Final = 1000
 BUILD_LOG_BYTES: Final = 64 * 1024  # compiler messages kept (the report shows the end)
 
-# Address space a runtime reserves at start beyond what it uses: Go's heap arenas and page
-# summaries and V8's code range do not fit in the bots' default 512 MiB of RLIMIT_AS. Their
-# bots get this much address space instead (and a heap cap of their own through flags).
-ADDRESS_SPACE: Final[dict[str, int]] = {"go": 1024 * 2**20, "javascript": 1024 * 2**20}
+# Address space a runtime reserves at start beyond what it uses, measured in the sandbox (the
+# smallest RLIMIT_AS with which each starts): Node 714 MiB whatever its heap (V8's code range and
+# heap reservations), a Go program 698 MiB (heap arenas, page summaries), the JVM about 370 MiB
+# beyond its heap with JVM_FLAGS (code cache, class space, metaspace, its shared archive). Their
+# bots' RLIMIT_AS is their memory limit plus this much; what they use is bounded by cgroup v2's
+# memory.max (the memory limit itself) where the host has it, and by their runtime's own flags
+# (heap_limit) everywhere. docs/sandbox.md, "Memory per runtime".
+RESERVED: Final[dict[str, int]] = {
+    "javascript": 768 * 2**20,
+    "go": 768 * 2**20,
+    "java": 512 * 2**20,
+}
+DEFAULT_MEMORY: Final = SandboxLimits().memory_bytes
+
+
+def heap_limit(runtime: str, memory_bytes: int) -> int:
+    """The heap a managed runtime is told to stay within, in MiB, for a memory limit of
+    ``memory_bytes``: half of it for the JVM's and V8's heaps (the rest is their code, classes,
+    stacks, off-heap buffers), three quarters for Go's GOMEMLIMIT (its whole runtime).
+
+    >>> heap_limit("javascript", 512 * 2**20), heap_limit("java", 256 * 2**20)
+    (256, 128)
+    >>> heap_limit("go", 512 * 2**20)
+    384
+    """
+    mib = memory_bytes // 2**20
+    return max(16, mib * 3 // 4 if runtime == "go" else mib // 2)
+
+
+def run_limits(runtime: str, limits: SandboxLimits) -> SandboxLimits:
+    """The limits a bot of ``runtime`` runs under: ``limits``, with room in its address space
+    for what the runtime reserves at start (:data:`RESERVED`); its memory limit (cgroup v2's
+    ``memory.max``) is unchanged.
+
+    >>> run_limits("javascript", SandboxLimits()).address_space_bytes // 2**20
+    1280
+    >>> run_limits("c", SandboxLimits()) == SandboxLimits()
+    True
+    """
+    reserved = RESERVED.get(runtime, 0)
+    if not reserved:
+        return limits
+    return dataclasses.replace(limits, address_space_bytes=limits.memory_bytes + reserved)
 
 
 class BuildError(ValueError):
@@ -88,27 +127,35 @@ class Runtime:
     compiled: bool
     version_commands: tuple[tuple[str, ...], ...]
 
-    def command(self, entry: str) -> tuple[str, ...]:
+    def command(self, entry: str, memory_bytes: int = DEFAULT_MEMORY) -> tuple[str, ...]:
         """The argv that starts a bot of this runtime, its program (sources or artifact) at
-        ``/bot``; ``entry`` is the manifest's entry (for Java the class comes from it)."""
+        ``/bot``; ``entry`` is the manifest's entry (for Java the class comes from it). A managed
+        runtime is told its heap limit (:func:`heap_limit`) for a memory limit of
+        ``memory_bytes``."""
+        heap = heap_limit(self.name, memory_bytes)
         if self.name == "python3":
             # -S: no site module; -u: unbuffered pipes (docs/protocol.md)
             return ("/usr/bin/python3", "-S", "-u", f"{BOT_ROOT}/{entry}")
         if self.name == "javascript":
-            # A V8 heap well under the address space of ADDRESS_SPACE.
-            return (_host_tool("node"), "--max-old-space-size=256", f"{BOT_ROOT}/{entry}")
+            return (_host_tool("node"), f"--max-old-space-size={heap}", f"{BOT_ROOT}/{entry}")
         if self.name == "java":
             classpath = f"{GSON_JAR}:{BOT_ROOT}"
-            return (_host_tool("java"), *JVM_FLAGS, "-cp", classpath, java_class(entry))
+            flags = (*JVM_FLAGS, f"-Xmx{heap}m")
+            return (_host_tool("java"), *flags, "-cp", classpath, java_class(entry))
+        if self.name == "go":  # a soft limit: the collector works harder as it nears it
+            return ("/usr/bin/env", f"GOMEMLIMIT={heap}MiB", f"{BOT_ROOT}/bot")
         return (f"{BOT_ROOT}/bot",)
 
 
-# The JVM within the bots' 512 MiB of address space: a small heap, a serial collector (no GC
-# threads), a small code cache and class space (it reserves 240 MiB and 1 GiB by default), and
-# the C1 compiler only (a quicker start; card bots seldom run long enough for C2 to pay).
+# The JVM in little address space: a serial collector (no GC threads), a small code cache and
+# class space (it reserves 240 MiB and 1 GiB by default), and the C1 compiler only (a quicker
+# start; card bots seldom run long enough for C2 to pay); its heap (-Xmx) from the memory limit.
 JVM_FLAGS: Final = (
+    # The JVM's own warnings ("Failed to start thread" at the process limit...) go to stdout by
+    # default, into the protocol: to stderr, the bot's log, instead.
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
     "-XX:+UseSerialGC",
-    "-Xmx128m",
     "-Xss1m",
     "-XX:ReservedCodeCacheSize=32m",
     "-XX:CompressedClassSpaceSize=32m",
@@ -472,9 +519,8 @@ def launch(
 ) -> tuple[Path, SandboxLimits]:
     """What the sandbox binds at /bot for a prepared package (its sources, or for a compiled
     runtime its artifact, built now if no cached or stored one fits) and the limits it runs
-    under (more address space for the runtimes of :data:`ADDRESS_SPACE`)."""
-    if runtime in ADDRESS_SPACE and limits.memory_bytes < ADDRESS_SPACE[runtime]:
-        limits = dataclasses.replace(limits, memory_bytes=ADDRESS_SPACE[runtime])
+    under (:func:`run_limits`)."""
+    limits = run_limits(runtime, limits)
     if not RUNTIMES[runtime].compiled:
         return directory, limits
     cache = build_cache()

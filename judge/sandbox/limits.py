@@ -23,6 +23,11 @@ class SandboxLimits:
     are per process (rlimits); ``max_processes`` counts every process and thread
     of the sandbox's uid, bubblewrap's own monitor process included. With a usable cgroup v2,
     ``memory_bytes`` and ``max_processes`` also bound the whole tree.
+
+    ``address_space_bytes`` is ``RLIMIT_AS`` when it must differ from ``memory_bytes`` (0: the
+    same): runtimes that reserve address space at start beyond what they use (V8, Go, the JVM:
+    judge.launchers.runtimes.RESERVED) get more of it, while cgroup v2's ``memory.max``, which
+    counts what is used, stays ``memory_bytes``.
     """
 
     cpu_seconds: int = 120  # RLIMIT_CPU
@@ -31,6 +36,7 @@ class SandboxLimits:
     max_file_size: int = 8 * 2**20  # RLIMIT_FSIZE
     max_open_files: int = 64  # RLIMIT_NOFILE
     tmp_bytes: int = 16 * 2**20  # size of the private tmpfs /tmp
+    address_space_bytes: int = 0  # RLIMIT_AS if not 0 (else memory_bytes)
 
     def __post_init__(self) -> None:
         for name in (
@@ -44,6 +50,12 @@ class SandboxLimits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"SandboxLimits.{name} must be a positive int, not {value!r}")
+        if isinstance(self.address_space_bytes, bool) or not isinstance(
+            self.address_space_bytes, int
+        ):
+            raise ValueError("SandboxLimits.address_space_bytes must be an int")
+        if 0 < self.address_space_bytes < self.memory_bytes:
+            raise ValueError("SandboxLimits.address_space_bytes must be 0 or >= memory_bytes")
         if self.max_open_files < 8:
             raise ValueError("SandboxLimits.max_open_files must be at least 8")
 
@@ -51,10 +63,11 @@ class SandboxLimits:
         """(prlimit option, resource, soft, hard) for every rlimit of the bot's processes
         (those the platform knows: some are Linux only)."""
         stack = min(8 * 2**20, self.memory_bytes // 4)
+        address_space = self.address_space_bytes or self.memory_bytes
         wanted = [
             # SIGXCPU at the soft limit, SIGKILL one second later
             ("cpu", "RLIMIT_CPU", self.cpu_seconds, self.cpu_seconds + 1),
-            ("as", "RLIMIT_AS", self.memory_bytes, self.memory_bytes),
+            ("as", "RLIMIT_AS", address_space, address_space),
             ("nproc", "RLIMIT_NPROC", self.max_processes, self.max_processes),
             ("fsize", "RLIMIT_FSIZE", self.max_file_size, self.max_file_size),
             ("nofile", "RLIMIT_NOFILE", self.max_open_files, self.max_open_files),

@@ -252,3 +252,39 @@ def test_a_worker_that_cannot_rebuild_refuses_with_the_reason(
     with pytest.raises(runtimes.BuildError, match="c build failed: the compiler exited"):
         runtimes.seed(EXAMPLE["c"], stored)
     assert not any(build_cache.iterdir())  # nothing left that a table could run
+
+
+@pytest.mark.parametrize("runtime", ["javascript", "java", "go"])
+def test_a_managed_runtime_gets_address_space_but_the_same_memory_limit(
+    runtime: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RLIMIT_AS makes room for what the runtime reserves at start; cgroup v2's memory.max
+    (here a stand-in cgroup folder, as a host that delegates one has) stays the memory limit,
+    and the runtime's heap flag follows it."""
+    from judge.sandbox.cgroups import _Cgroup
+    from judge.sandbox.limits import SandboxLimits
+
+    memory = 300 * 2**20
+    limits = runtimes.run_limits(runtime, SandboxLimits(memory_bytes=memory))
+    rlimits = {option: soft for option, _, soft, _ in limits.rlimits()}
+    assert rlimits["as"] == memory + runtimes.RESERVED[runtime]
+    assert limits.memory_bytes == memory
+
+    (tmp_path / "cgroup.subtree_control").write_text("cpu memory pids\n")
+    monkeypatch.setenv("TAPIS_SANDBOX_CGROUP", str(tmp_path))
+    cgroup = _Cgroup.create(limits)
+    assert cgroup is not None
+    assert (cgroup.path / "memory.max").read_text() == str(memory)
+
+    command = " ".join(runtimes.RUNTIMES[runtime].command("Bot.java", memory))
+    heap = {"javascript": "--max-old-space-size=150", "java": "-Xmx150m", "go": "GOMEMLIMIT=225MiB"}
+    assert heap[runtime] in command
+
+
+def test_other_runtimes_run_within_their_memory_limit_alone() -> None:
+    from judge.sandbox.limits import SandboxLimits
+
+    for runtime in ("python3", "c", "cpp", "rust"):
+        limits = runtimes.run_limits(runtime, SandboxLimits())
+        rlimits = {option: soft for option, _, soft, _ in limits.rlimits()}
+        assert rlimits["as"] == limits.memory_bytes == SandboxLimits().memory_bytes

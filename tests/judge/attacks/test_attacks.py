@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -28,6 +29,7 @@ import pytest
 
 import games
 from judge import FaultKind, Limits, TableResult, run_table
+from judge.launchers import runtimes
 from judge.sandbox import SandboxLimits
 
 HERE = Path(__file__).resolve().parent
@@ -170,11 +172,31 @@ IN_C = (
     "ptrace",
     "int80",
 )
-IN_JAVASCRIPT = tuple(name for name in IN_C if name not in ("ptrace", "int80"))
+IN_JAVASCRIPT = (*(name for name in IN_C if name not in ("ptrace", "int80")), "heap_balloon")
+IN_JAVA = (
+    "net_postgres",
+    "read_project",
+    "write_outside",
+    "exec_written",
+    "memory_balloon",
+    "cpu_spin",
+    "sleep_forever",
+    "exit_at_once",
+)
+# Attacks only a managed runtime has: V8's own heap full (its limit from the memory limit).
+NATIVE_ONLY = [
+    Attack(
+        "heap_balloon",
+        frozenset({T.CRASH}),
+        replaced=True,
+        evidence=False,
+        log="JavaScript heap out of memory",
+    ),
+]
 NATIVE_ATTACKS = [
     pytest.param(runtime, attack, id=f"{runtime}-{attack.name}")
-    for runtime, names in (("c", IN_C), ("javascript", IN_JAVASCRIPT))
-    for attack in ATTACKS
+    for runtime, names in (("c", IN_C), ("javascript", IN_JAVASCRIPT), ("java", IN_JAVA))
+    for attack in [*ATTACKS, *NATIVE_ONLY]
     if attack.name in names
 ]
 
@@ -210,20 +232,32 @@ def package(folder: Path, source: Path | str, params: dict[str, object] | None =
 
 
 def native_package(folder: Path, runtime: str, params: dict[str, object]) -> Path:
-    """A package of the attack in C (params.h beside it: the C program has no /bot/params.json,
-    only its build) or in JavaScript (params.json)."""
+    """A package of the attack in C or Java (params.h or Params.java beside it: a compiled
+    program has no /bot/params.json, only its build) or in JavaScript (params.json)."""
     folder.mkdir()
-    if runtime == "c":
+    manifest: dict[str, object]
+    if runtime == "java":
+        shutil.copyfile(NATIVE / "Attack.java", folder / "Attack.java")
+        constants = [
+            f"    static final {'int' if isinstance(value, int) else 'String'} {key.upper()} = "
+            f"{json.dumps(value)};"
+            for key, value in params.items()
+        ]
+        (folder / "Params.java").write_text(
+            "final class Params {\n" + "\n".join(constants) + "\n}\n"
+        )
+        manifest = {"entry": "Attack.java", "sources": ["Attack.java", "Params.java"]}
+    elif runtime == "c":
         shutil.copyfile(NATIVE / "attack.c", folder / "main.c")
         header = [f"#define P_{key.upper()} {json.dumps(value)}" for key, value in params.items()]
         header.append(f'#define P_JUDGE_PID_S "{params["judge_pid"]}"')
         (folder / "params.h").write_text("\n".join(header) + "\n")
-        entry = "main.c"
+        manifest = {"entry": "main.c"}
     else:
         shutil.copyfile(NATIVE / "attack.js", folder / "main.js")
         (folder / "params.json").write_text(json.dumps(params))
-        entry = "main.js"
-    (folder / "tapis.json").write_text(json.dumps({"entry": entry, "runtime": runtime}))
+        manifest = {"entry": "main.js"}
+    (folder / "tapis.json").write_text(json.dumps({**manifest, "runtime": runtime}))
     return folder
 
 
@@ -343,9 +377,18 @@ def test_attack_in_another_language(
     reference: TableResult,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The same attack, written in C (built by the real gcc in the build sandbox) or in
-    JavaScript, judged by the same checks."""
-    play_attack(attack, arena, reference, monkeypatch, runtime=runtime)
+    """The same attack, written in C or Java (built by the real gcc or javac in the build
+    sandbox) or in JavaScript, judged by the same checks."""
+    result = play_attack(attack, arena, reference, monkeypatch, runtime=runtime)
+    if attack.name == "memory_balloon":
+        # Stopped within its memory limit and what its runtime reserves at start (the bound
+        # without cgroup v2; docs/sandbox.md, "Memory per runtime"); the JVM within its heap.
+        log = result.seats[0].log
+        allocated = int(re.search(r"after (\d+) MiB", log).group(1)) * 2**20  # type: ignore[union-attr]
+        memory = LIMITS.resources.memory_bytes  # type: ignore[union-attr]
+        assert allocated <= memory + runtimes.RESERVED.get(runtime, 0), log
+        if runtime == "java":
+            assert allocated <= runtimes.heap_limit("java", memory) * 2**20, log
 
 
 def play_attack(
@@ -354,7 +397,7 @@ def play_attack(
     reference: TableResult,
     monkeypatch: pytest.MonkeyPatch,
     runtime: str = "python3",
-) -> None:
+) -> TableResult:
     secret = "judge-secret-" + os.urandom(8).hex()
     monkeypatch.setenv("SECRET_KEY", secret)
     monkeypatch.setenv("DATABASE_URL", f"postgres://tapis:{secret}@127.0.0.1:5432/tapis")
@@ -398,6 +441,7 @@ def play_attack(
     assert list(outside.dropbox.iterdir()) == []
     assert not outside.host_tmp_marker.exists()
     assert processes_named(outside.process_name) == []
+    return result
 
 
 @pytest.mark.parametrize("name", ["daemon", "net_listener"])
@@ -432,7 +476,7 @@ def test_the_outside_checks_see_an_unsandboxed_attack(name: str, arena: Path) ->
 
 
 def test_flood_stderr_keeps_a_capped_log(arena: Path) -> None:
-    params = {"name": "flood_stderr", "token": "x"}
+    params: dict[str, object] = {"name": "flood_stderr", "token": "x"}
     bots = [str(package(arena / "seat0", BOTS / "flood_stderr.py", params))]
     bots += [str(package(arena / f"seat{i}", VICTIM_BOT.format(secret=i))) for i in (1, 2, 3)]
     result = table(bots, arena / "work")

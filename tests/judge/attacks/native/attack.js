@@ -238,6 +238,15 @@ function attackKill() {
   }
 }
 
+// Objects on V8's own heap until it is full: --max-old-space-size (from the memory limit) stops
+// it, and V8 ends the process ("JavaScript heap out of memory").
+function attackHeap() {
+  evidence("attempting", "filling the V8 heap");
+  const held = [];
+  for (let i = 0; i < 1e6; i++) held.push(new Array(1 << 20).fill(i));
+  succeeded(`held ${held.length} arrays of 8 MiB`);
+}
+
 // Write a program (an ELF copy of /usr/bin/true, a #! script) into every writable folder and
 // try to execute it: directly, and through the dynamic loader.
 function attackExecWritten() {
@@ -276,6 +285,7 @@ const ATTACKS = {
   fill_tmp: attackFillTmp,
   fork_bomb: attackForkBomb,
   memory_balloon: attackMemory,
+  heap_balloon: attackHeap,
   daemon: attackDaemon,
   kill_parent: attackKill,
   kill_all: attackKill,
