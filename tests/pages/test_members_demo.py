@@ -77,6 +77,15 @@ def test_both_stories_on_make_runs_stack(browser: Any, tmp_path: Path) -> None:
             re.compile("finished", re.I), timeout=WORKER_TIMEOUT
         )
 
+        # The demo's practice run (a version's "try it") and a replay of it: the demo
+        # administrator sees it, as staff do once a run is over.
+        practice = re.search(r"Demo practice run: (/practice/\d+/)", log_path.read_text())
+        assert practice is not None, log_path.read_text()[-3000:]
+        organiser.goto(practice.group(1))
+        expect(organiser.locator("#practice-state")).to_contain_text("finished")
+        organiser.get_by_role("link", name="Deal 1", exact=True).click()
+        expect(organiser.locator("h1")).to_have_text(re.compile(r"^Deal 1\s+of 2$"))
+
         # The author follows it and reads their bot's log.
         author.goto(public)
         expect(author.locator("#live-status")).to_have_text(re.compile("Finished"))
