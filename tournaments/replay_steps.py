@@ -419,10 +419,19 @@ def _mark(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> str | None:
     return None
 
 
-def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
-    """Every step of a deal, replayed through the engine, from the deal's replay as the API
+def deal_replay_steps(
+    *, replay: Mapping[str, Any], first: int = 0, count: int | None = None
+) -> dict[str, JSON]:
+    """The steps of a deal, replayed through the engine, from the deal's replay as the API
     gives it (``selectors.deal_replay_document``, parsed). See the module's docstring for the
-    format. Raises :class:`ReplayError` if the engine refuses the deal or one of its actions."""
+    format. Raises :class:`ReplayError` if the engine refuses the deal or one of its actions.
+
+    ``first`` and ``count`` ask for a window of the steps (the longest Dutch rounds have tens
+    of thousands): steps ``first`` to ``first + count - 1`` (to the last without ``count``),
+    the first of them holding the whole table in its ``"d"`` (so that the window is drawn
+    without the steps before it), under ``"first"``; the actions before it are only applied.
+    Every answer also says ``"total"``, the number of the last step, and ``"end"``, the whole
+    table after it."""
     game_name = str(replay.get("game"))
     if game_name not in _GAMES:
         raise ReplayError(f"no step-by-step replay for the game {game_name!r}")
@@ -437,23 +446,41 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
     actions = log.get("actions") if isinstance(log, dict) else None
     if not isinstance(actions, list):
         raise ReplayError("the replay has no actions")
+    total = len(actions)
+    first = max(0, min(first, total))
+    stop = total if count is None else min(total, first + max(count, 1) - 1)
     decisions = {d.get("step"): d for d in replay.get("decisions") or [] if isinstance(d, dict)}
     names = _seat_names(replay, players)
     dutch = game_name == "dutch"
+
+    def apply(number: int, item: object) -> tuple[int, JSON]:
+        if not isinstance(item, list) or len(item) != 2:
+            raise ReplayError(f"step {number + 1}: not a [seat, action] pair")
+        seat, action = item
+        if seat != state.current_player():
+            raise ReplayError(f"step {number + 1}: seat {seat} acted out of turn")
+        state.apply_action(action)
+        return seat, action
+
     try:
         state = game.deal_from_record(index, record)
         static = static_of(state, game, record)
-        current = state_of(state, players, {})
-        steps: list[dict[str, JSON]] = [{"t": "The deal as dealt", "d": current}]
         history = 0
         called_at: int | None = None  # Dutch: the number of turns finished when Dutch was called
-        for number, item in enumerate(actions):
-            if not isinstance(item, list) or len(item) != 2:
-                raise ReplayError(f"step {number + 1}: not a [seat, action] pair")
-            seat, action = item
-            if seat != state.current_player():
-                raise ReplayError(f"step {number + 1}: seat {seat} acted out of turn")
-            state.apply_action(action)
+        # Before the window: the actions applied, nothing drawn (the table is read once, at
+        # the step before the window's first).
+        for number in range(first - 1 if first else 0):
+            apply(number, actions[number])
+            if dutch and called_at is None and state.caller is not None:  # type: ignore[attr-defined]
+                called_at = state.turns  # type: ignore[attr-defined]
+        if dutch:
+            history = len(state.public_history())  # type: ignore[attr-defined]
+        current = state_of(state, players, {})
+        steps: list[dict[str, JSON]] = []
+        if first == 0:
+            steps.append({"t": "The deal as dealt", "d": current})
+        for number in range(max(first - 1, 0), stop):
+            seat, action = apply(number, actions[number])
             after = state_of(state, players, current)
             turns = after.get("turns")
             if dutch and after["caller"] is not None and isinstance(turns, int):
@@ -467,7 +494,8 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
                 "s": seat,
                 "a": action,
                 "t": full,
-                "d": _delta(current, after),
+                # The window's first step holds the whole table.
+                "d": dict(after) if not steps else _delta(current, after),
             }
             if public != full:
                 entry["tp"] = public
@@ -488,6 +516,10 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
             current = after
             if dutch:
                 history = len(state.public_history())  # type: ignore[attr-defined]
+        # After the window: the rest applied, for the table at the end.
+        for number in range(stop, total):
+            apply(number, actions[number])
+        end = current if stop == total else state_of(state, players, {})
     except GameError as exc:
         raise ReplayError(f"the engine refuses the deal: {exc}") from exc
     return {
@@ -497,5 +529,8 @@ def deal_replay_steps(*, replay: Mapping[str, Any]) -> dict[str, JSON]:
         "seats": list[JSON](names),
         "static": static,
         "tricks": [t.as_json() for t in state.tricks()],
+        "first": first,
+        "total": total,
+        "end": end,
         "steps": list[JSON](steps),
     }

@@ -23,6 +23,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("tables/<int:pk>/", views.table_detail, name="table-detail"),
     path("deals/<int:pk>/", replay.deal_replay, name="deal"),
+    path("deals/<int:pk>/steps/<int:window>/", replay.deal_steps, name="deal-steps"),
     path("deals/<int:pk>/audit/", views.deal_audit, name="deal-audit"),
     path("bots/<int:pk>/", views.bot_detail, name="bot-detail"),
     path("rankings/", views.rankings, name="rankings"),

@@ -77,6 +77,9 @@ PAGES: dict[str, Callable[[Tournament], str]] = {
     "tournament audit": lambda t: reverse("tournaments:tournament-audit", args=[t.pk]),
     "table": lambda t: reverse("tournaments:table-detail", args=[table_of(t)]),
     "deal replay": lambda t: reverse("tournaments:deal", args=[deal_of(t)]),
+    "deal steps (the viewer's windows)": lambda t: reverse(
+        "tournaments:deal-steps", args=[deal_of(t), 0]
+    ),
     "deal audit": lambda t: reverse("tournaments:deal-audit", args=[deal_of(t)]),
     "bot": lambda t: reverse("tournaments:bot-detail", args=[bot_of(t)]),
     "rankings": lambda t: reverse("tournaments:rankings"),

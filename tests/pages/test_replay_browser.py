@@ -333,3 +333,54 @@ def test_faults_and_times_are_on_the_timeline(page: Any, console_errors: list[st
     assert re.search(r"\d\.\d{3} s", page.locator("[data-step-text]").inner_text())
     assert page.locator(f"tr#step-{step}.fault").count() == 1
     assert not console_errors
+
+
+def test_a_long_round_comes_a_window_of_steps_at_a_time(
+    page: Any, console_errors: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deal of more steps than a page carries (windows of 7 steps here; the longest Dutch
+    rounds have tens of thousands: tests/pages/test_replay_windows.py): the viewer loads the
+    next window when it steps past the one it holds, forward and back, and a step's address
+    opens the page with that step's window."""
+    from playwright.sync_api import expect
+
+    monkeypatch.setattr("tournaments.page_selectors.deals.STEP_WINDOW", 7)
+    cup = _cup(_organiser(), "Dutch cup", "dutch", 4, deals_per_table=1)
+    deal = _deal(cup)
+    _, states = _engine_states(deal)
+    last = len(states) - 1
+    assert last > 14  # three windows at least
+    loads: list[str] = []
+    page.on("request", lambda r: loads.append(r.url) if "/steps/" in r.url else None)
+    felt = page.locator("[data-felt]")
+
+    def check(k: int) -> None:
+        expect(felt).to_have_attribute("data-step", str(k))
+        slots = {int(s): v for s, v in page.evaluate(_SLOTS).items()}
+        assert slots == _dutch_expected(states[k], None), k
+
+    _open(page, f"/deals/{deal.pk}/")
+    assert page.locator("details.decisions tbody tr").count() == 6  # steps 1 to 6
+    for k in range(last + 1):
+        check(k)
+        if k < last:
+            page.keyboard.press("ArrowRight")
+    for k in range(last, -1, -1):
+        check(k)
+        if k:
+            page.keyboard.press("ArrowLeft")
+    assert any(url.endswith(f"/deals/{deal.pk}/steps/1/") for url in loads)
+    # A step's address: the page comes with its window (no load to draw it).
+    loads.clear()
+    middle = 9
+    _open(page, f"/deals/{deal.pk}/?step={middle}")
+    check(middle)
+    assert loads == []
+    assert page.locator(f"details.decisions tr#step-{middle}").count() == 1
+    assert page.locator("details.decisions tr#step-1").count() == 0
+    page.keyboard.press("End")
+    check(last)
+    page.keyboard.press("Home")
+    check(0)
+    assert not axe_violations(page)
+    assert not console_errors

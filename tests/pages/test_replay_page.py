@@ -25,7 +25,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 import games
-from tournaments import replay_steps, selectors, services
+from tournaments import page_selectors, replay_steps, selectors, services
 from tournaments.models import Bot, Deal, Table, Tournament
 from tournaments.tournament_settings import TournamentSettings
 
@@ -338,7 +338,10 @@ def test_the_steps_are_data_in_the_page(world: ReplayWorld, client: Client) -> N
     )
     assert match
     steps = json.loads(match.group(1))
-    assert steps == replay_steps.deal_replay_steps(replay=_replay(deal))
+    assert steps == {
+        **replay_steps.deal_replay_steps(replay=_replay(deal)),
+        "window": page_selectors.STEP_WINDOW,
+    }
     assert "</script><b>x</b> v1" in steps["seats"]
     assert "<b>x</b>" not in html  # the name is escaped everywhere on the page
 

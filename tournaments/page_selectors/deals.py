@@ -225,6 +225,34 @@ class DecisionRow:
     fault: str
 
 
+#: Steps a deal page carries: a deal with more (the longest Dutch rounds have tens of
+#: thousands: ten players, a turn cap of 200, nobody calling) is sent a window of its steps
+#: at a time, the script loading the others when it goes there (:func:`deal_steps_window`),
+#: so that the page stays well under 100 KB compressed.
+STEP_WINDOW = 1000
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StepWindow:
+    """A window of a deal's steps: its number (from 0) and its first and last steps."""
+
+    number: int
+    first: int
+    last: int
+
+
+def step_windows(total: int) -> list[StepWindow]:
+    """The windows of a deal whose last step is ``total``.
+
+    >>> step_windows(1500)
+    [StepWindow(number=0, first=0, last=999), StepWindow(number=1, first=1000, last=1500)]
+    """
+    return [
+        StepWindow(number=w, first=w * STEP_WINDOW, last=min(total, (w + 1) * STEP_WINDOW - 1))
+        for w in range(total // STEP_WINDOW + 1)
+    ]
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class ReplayPage:
     """Everything the deal page shows, worked out before the template runs."""
@@ -245,8 +273,10 @@ class ReplayPage:
     dutch_end: dict[str, JSON]
     neighbours: DealNeighbours
     traveller: list[TravellerRow]
-    steps_script: str  # the steps as JSON, escaped for a <script> element
-    step_count: int
+    steps_script: str  # the window's steps as JSON, escaped for a <script> element
+    step_count: int  # the number of the last step
+    windows: list[StepWindow]  # one unless the deal has more than STEP_WINDOW steps
+    window: StepWindow  # the one the page carries
 
 
 def _deal_for_page(deal_id: int, user: Any) -> Deal:
@@ -278,28 +308,57 @@ def _replay_text(deal: Deal) -> str:
     return selectors.deal_replay_document(deal_id=deal.pk)
 
 
-def deal_steps_json(*, replay_text: str) -> str:
-    """:func:`deal_replay_steps` of a recorded deal's replay (its JSON text) as JSON text,
-    computed once and cached under the replay's digest (a recorded deal never changes; a long
-    Dutch round takes the engine a few tenths of a second to replay step by step)."""
+def deal_steps_json(*, replay_text: str, window: int = 0) -> str:
+    """:func:`deal_replay_steps` of a recorded deal's replay (its JSON text) as JSON text, the
+    steps of window ``window`` (of :data:`STEP_WINDOW` steps), computed once and cached under
+    the replay's digest (a recorded deal never changes; a long Dutch round takes the engine
+    a few tenths of a second to replay a window step by step)."""
     digest = hashlib.sha256(replay_text.encode()).hexdigest()
-    key = f"replay-steps:{FORMAT}:{digest}"
+    key = f"replay-steps:{FORMAT}:{STEP_WINDOW}:{digest}:{window}"
     text = cache.get(key)
     if not isinstance(text, str):
-        steps = deal_replay_steps(replay=json.loads(replay_text))
+        steps = deal_replay_steps(
+            replay=json.loads(replay_text), first=window * STEP_WINDOW, count=STEP_WINDOW
+        )
+        steps["window"] = STEP_WINDOW
         text = json.dumps(steps, ensure_ascii=False, separators=(",", ":"))
         cache.set(key, text, timeout=None)
     return text
 
 
-def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
+def _window_of(replay: dict[str, Any], step: str | int | None) -> tuple[int, list[StepWindow]]:
+    log = replay.get("log") or {}
+    total = len(log.get("actions") or []) if isinstance(log, dict) else 0
+    windows = step_windows(total)
+    try:
+        asked = int(step) if step is not None else 0
+    except (TypeError, ValueError):
+        asked = 0
+    return min(max(asked, 0) // STEP_WINDOW, len(windows) - 1), windows
+
+
+def deal_steps_window(*, deal_id: int, user: Any, window: int) -> str:
+    """The steps of one window of a deal (:func:`deal_steps_json`), for the page's script when
+    it goes to a step outside the window it has: the deal page's rule (404, or 403 while
+    hidden), and 404 for a window past the end."""
+    deal = _deal_for_page(deal_id, user)
+    replay_text = _replay_text(deal)
+    _, windows = _window_of(json.loads(replay_text), None)
+    if not 0 <= window < len(windows):
+        raise Http404("no such window of steps")
+    return deal_steps_json(replay_text=replay_text, window=window)
+
+
+def deal_replay_page(*, deal_id: int, user: Any, step: str | int | None = None) -> ReplayPage:
     """The deal page of ``deal_id``: Http404 if there is no such deal, PermissionDenied (with
-    the reason) while it is hidden (the API's rule), else what the page shows."""
+    the reason) while it is hidden (the API's rule), else what the page shows, with the
+    window of steps that holds ``step`` (the first one without)."""
     deal = _deal_for_page(deal_id, user)
     table = deal.table
     replay_text = _replay_text(deal)
     replay = json.loads(replay_text)
-    steps_text = deal_steps_json(replay_text=replay_text)
+    window, windows = _window_of(replay, step)
+    steps_text = deal_steps_json(replay_text=replay_text, window=window)
     steps = json.loads(steps_text)
     names: list[str] = steps["seats"]
     players = len(names)
@@ -339,16 +398,15 @@ def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
     decisions = [
         DecisionRow(
             step=k,
-            seat=names[step["s"]],
-            text=step["t"],
-            seconds=step.get("sec", 0.0),
-            fault=step.get("f", ""),
+            seat=names[entry["s"]],
+            text=entry["t"],
+            seconds=entry.get("sec", 0.0),
+            fault=entry.get("f", ""),
         )
-        for k, step in enumerate(steps["steps"][1:], start=1)
+        for k, entry in enumerate(steps["steps"], start=steps["first"])
+        if k > 0  # step 0 is the deal as dealt, no decision
     ]
-    final = steps["steps"][0]["d"]
-    for step in steps["steps"][1:]:
-        final = {**final, **step["d"]}
+    final = steps["end"]
     moon = final.get("moon")
     static = steps["static"]
     leftover = _cards(static.get("reserve") or static.get("stock") or [])
@@ -383,5 +441,7 @@ def deal_replay_page(*, deal_id: int, user: Any) -> ReplayPage:
         neighbours=deal_neighbours(deal=deal),
         traveller=deal_traveller(deal=deal, lower_is_better=lower),
         steps_script=mark_safe(steps_text.translate(_SCRIPT_ESCAPES)),
-        step_count=len(steps["steps"]) - 1,
+        step_count=steps["total"],
+        windows=windows,
+        window=windows[window],
     )

@@ -14,10 +14,23 @@ from tournaments import page_selectors
 
 
 # Compressed: a long Dutch round's steps are several hundred kilobytes of repetitive JSON (a
-# few tens once compressed). Nothing on the page comes from the request, so compression
-# reveals nothing (BREACH needs a secret and reflected input in the same response).
+# few tens once compressed). Compressing a response that holds a secret (a signed-in member's
+# CSRF token, in the logout form) and something from the request is what BREACH needs: the
+# only thing here from the request is the step asked for, read as a number (it chooses the
+# window of steps), and Django's gzip adds random padding against BREACH besides.
 @require_safe
 @gzip_page
 def deal_replay(request: HttpRequest, pk: int) -> HttpResponse:
-    page = page_selectors.deal_replay_page(deal_id=pk, user=request.user)
+    page = page_selectors.deal_replay_page(
+        deal_id=pk, user=request.user, step=request.GET.get("step")
+    )
     return render(request, "replay.html", {"page": page, "nav_section": "tournaments"})
+
+
+@require_safe
+@gzip_page
+def deal_steps(request: HttpRequest, pk: int, window: int) -> HttpResponse:
+    """One window of a deal's steps as JSON, for the page's script (a deal of more than
+    page_selectors.STEP_WINDOW steps: the longest Dutch rounds)."""
+    text = page_selectors.deal_steps_window(deal_id=pk, user=request.user, window=window)
+    return HttpResponse(text, content_type="application/json")

@@ -2,26 +2,39 @@
 // draws the table at any step from the steps the engine wrote (tournaments/replay_steps.py,
 // in #replay-steps) and knows no rule of any game. Each step holds the keys of the table's
 // state that changed; the states are rebuilt once, then any step is drawn directly.
+//
+// A deal of more than data.window steps (the longest Dutch rounds) comes a window of steps at
+// a time: the page holds the window of the step it opened at (its first step holds the whole
+// table), and going to a step outside it loads that step's window (GET .../steps/<w>/).
 
 const data = JSON.parse(document.getElementById("replay-steps").textContent);
 const viewer = document.getElementById("viewer");
 const n = data.players;
 const game = data.game;
 const trickGame = game !== "dutch";
+const last = data.total;
 
-const states = [];
-{
+// The window of steps the viewer holds: its steps, the table at each, the steps that end a
+// trick or a turn.
+let loaded = null;
+function hold(win) {
+  const states = [];
   let current = {};
-  for (const step of data.steps) {
-    current = Object.assign({}, current, step.d);
+  for (const st of win.steps) {
+    current = Object.assign({}, current, st.d);
     states.push(current);
   }
+  const marks = [];
+  win.steps.forEach((st, i) => {
+    if (st.m) marks.push(win.first + i);
+  });
+  loaded = { first: win.first, end: win.first + win.steps.length - 1, steps: win.steps, states, marks };
 }
-const last = states.length - 1;
-const marks = [];
-data.steps.forEach((step, k) => {
-  if (step.m) marks.push(k);
-});
+hold(data);
+
+function stepAt(k) {
+  return loaded.steps[k - loaded.first];
+}
 
 // --- cards ----------------------------------------------------------------------------------
 
@@ -87,7 +100,7 @@ function sees(seat) {
 }
 
 function stepText(k) {
-  const st = data.steps[k];
+  const st = stepAt(k);
   if (seatView === "all" || !st.tp) return st.t;
   return Number(seatView) === st.s && st.ta !== false ? st.t : st.tp;
 }
@@ -278,7 +291,7 @@ function knowersText(mask) {
 
 function drawDutchSeat(state, seat, box) {
   const row = state[`h${seat}`] || [];
-  const touched = new Set((data.steps[step].hl || []).filter(([s]) => s === seat).map(([, k]) => k));
+  const touched = new Set((stepAt(step).hl || []).filter(([s]) => s === seat).map(([, k]) => k));
   const slots = el("ol", "slots");
   slots.dataset.hand = "";
   slots.setAttribute("aria-label", `Slots of seat ${seat}`);
@@ -338,7 +351,7 @@ function drawDutchCentre(state, centre) {
 }
 
 function draw() {
-  const state = states[step];
+  const state = loaded.states[step - loaded.first];
   felt.replaceChildren();
   felt.dataset.step = String(step);
   const centre = el("div", "centre");
@@ -358,7 +371,7 @@ function draw() {
 
   slider.value = String(step);
   stepNumber.textContent = String(step);
-  const st = data.steps[step];
+  const st = stepAt(step);
   text.replaceChildren();
   if (step > 0) text.append(el("span", "step-seat", `Step ${step}: `));
   text.append(sentence(stepText(step)));
@@ -370,10 +383,15 @@ function draw() {
 // --- the timeline: each decision's time, faults marked ----------------------------------------
 
 const timeline = viewer.querySelector("[data-timeline]");
-const bars = [];
-{
-  const longest = Math.max(0.001, ...data.steps.map((s) => s.sec || 0));
-  data.steps.forEach((st, k) => {
+let bars = [];
+let litBar = null;
+function buildTimeline() {
+  bars = [];
+  litBar = null;
+  timeline.replaceChildren();
+  const longest = loaded.steps.reduce((most, s) => Math.max(most, s.sec || 0), 0.001);
+  loaded.steps.forEach((st, i) => {
+    const k = loaded.first + i;
     const bar = el("span", "tick");
     const share = Math.sqrt((st.sec || 0) / longest);
     bar.style.height = `${Math.max(8, Math.round(share * 100))}%`;
@@ -385,17 +403,55 @@ const bars = [];
     timeline.append(bar);
   });
 }
-let litBar = null;
+buildTimeline();
 function drawTimeline() {
   if (litBar) litBar.classList.remove("now");
-  litBar = bars[step];
+  litBar = bars[step - loaded.first];
   litBar.classList.add("now");
 }
 
 // --- moving -----------------------------------------------------------------------------------
 
-function go(k, { push = true } = {}) {
-  step = Math.max(0, Math.min(last, k));
+// A step outside the window held: its window is loaded, then the viewer goes there (to the
+// last step asked for, if several were while it loaded).
+const stepsUrl = viewer.dataset.stepsUrl;
+let wanted = null;
+let loading = null;
+function load(number) {
+  if (loading === number) return;
+  loading = number;
+  fetch(stepsUrl.replace(/\/0\/$/, `/${number}/`), { headers: { Accept: "application/json" } })
+    .then((response) => {
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return response.json();
+    })
+    .then((win) => {
+      loading = null;
+      hold(win);
+      buildTimeline();
+      if (wanted) {
+        const [k, options] = wanted;
+        wanted = null;
+        go(k, options);
+      }
+    })
+    .catch(() => {
+      loading = null;
+      wanted = null;
+      pause();
+      text.replaceChildren("These steps could not be loaded: reload the page to try again.");
+    });
+}
+
+function go(k, options = {}) {
+  const { push = true } = options;
+  const target = Math.max(0, Math.min(last, k));
+  if (target < loaded.first || target > loaded.end) {
+    wanted = [target, options];
+    load(Math.floor(target / data.window));
+    return;
+  }
+  step = target;
   draw();
   if (push) {
     const url = new URL(window.location.href);
@@ -408,13 +464,15 @@ function go(k, { push = true } = {}) {
   if (step === last) pause();
 }
 
+// The next or previous end of a trick or turn in the window held, else the step just past
+// the window's edge (which loads the window next to it).
 function nextMark() {
-  return marks.find((k) => k > step) ?? last;
+  return loaded.marks.find((k) => k > step) ?? Math.min(last, loaded.end + 1);
 }
 
 function previousMark() {
-  for (let i = marks.length - 1; i >= 0; i--) if (marks[i] < step) return marks[i];
-  return 0;
+  for (let i = loaded.marks.length - 1; i >= 0; i--) if (loaded.marks[i] < step) return loaded.marks[i];
+  return step > loaded.first ? loaded.first : Math.max(0, loaded.first - 1);
 }
 
 let timer = null;
