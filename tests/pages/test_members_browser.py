@@ -51,6 +51,16 @@ def unexpected(console_errors: list[str]) -> list[str]:
     return [e for e in console_errors if "status of 400 (Bad Request)" not in e]
 
 
+def log_in(page: Any, username: str, password: str | None = None) -> None:
+    """Log in by the login form (``make_user``'s password unless another is given): the
+    account's page follows."""
+    page.goto("/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password or f"{username}-secret-pw")
+    page.click("button[type=submit]")
+    expect(page.locator("h1")).to_have_text(f"My account: {username}")
+
+
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"members-{name}.png"), full_page=True)
@@ -161,11 +171,7 @@ def test_an_organisers_whole_story(
     from config.celery import app as celery_app
 
     make_user("olga", organiser=True)
-    page.goto("/accounts/login/")
-    page.fill("#id_username", "olga")
-    page.fill("#id_password", "olga-secret-pw")
-    page.click("button[type=submit]")
-    expect(page.locator("h1")).to_have_text("My account: olga")
+    log_in(page, "olga")
 
     # Create: the Roi's deals refused next to the field in the engine's words, then accepted.
     page.get_by_role("link", name="Create a tournament").click()
@@ -267,10 +273,7 @@ def test_the_organiser_page_acts_without_a_reload(
     tournament = make_tournament(
         organiser=organiser, name="Swift cup", rounds=1, deals_per_table=2, open_it=False
     )
-    page.goto("/accounts/login/")
-    page.fill("#id_username", "otto")
-    page.fill("#id_password", "otto-secret-pw")
-    page.click("button[type=submit]")
+    log_in(page, "otto")
     page.goto(f"/organise/{tournament.pk}/")
     page.evaluate("window.tapisMark = 'kept'")
     loads: list[str] = []
@@ -332,10 +335,7 @@ def test_the_organiser_page_works_without_javascript(
     context = browser.new_context(java_script_enabled=False, base_url=base_url)
     try:
         page = context.new_page()
-        page.goto("/accounts/login/")
-        page.fill("#id_username", "nojs")
-        page.fill("#id_password", "nojs-secret-pw")
-        page.click("button[type=submit]")
+        log_in(page, "nojs")
         page.goto(f"/organise/{tournament.pk}/")
         page.get_by_role("button", name="Open registration").click()
         expect(page.locator("#messages")).to_have_text("Registration is open.")

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.pages.conftest import axe_violations
-from tests.pages.test_members_browser import CHATTY_BOT, WORKER_TIMEOUT
+from tests.pages.test_members_browser import CHATTY_BOT, WORKER_TIMEOUT, log_in
 from tests.test_run_demo import start_demo, stop_demo
 
 pytestmark = pytest.mark.slow
@@ -58,10 +58,7 @@ def test_both_stories_on_make_runs_stack(browser: Any, tmp_path: Path) -> None:
         # The demo administrator organises it.
         password = (tmp_path / "var" / "demo_admin_password").read_text().strip()
         organiser = organiser_context.new_page()
-        organiser.goto("/accounts/login/")
-        organiser.fill("#id_username", "admin")
-        organiser.fill("#id_password", password)
-        organiser.click("button[type=submit]")
+        log_in(organiser, "admin", password)
         organiser.get_by_role("link", name=OPEN_DEMO).click()
         expect(organiser.locator("h1")).to_have_text(f"Organise {OPEN_DEMO}")
         organiser.get_by_role("link", name="Change its settings").click()

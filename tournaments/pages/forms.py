@@ -361,17 +361,21 @@ class TournamentForm(forms.Form):
         )
 
     def submit(self) -> Tournament | None:
-        """The new draft tournament, or None with every refusal next to its field."""
+        """The new draft tournament (or, for :class:`TournamentSettingsForm`, the tournament
+        with its new settings), or None with every refusal next to its field."""
         if not self.is_valid():
             return None
         settings = self._settings()
         if settings is None:
             return None
         try:
-            return services.tournament_create(organiser=self.organiser, settings=settings)
+            return self._save(settings)
         except ApplicationError as error:
             self._refuse(error)
             return None
+
+    def _save(self, settings: TournamentSettings) -> Tournament:
+        return services.tournament_create(organiser=self.organiser, settings=settings)
 
     def _refuse(self, error: ApplicationError) -> None:
         """The service's refusal next to the setting or rule option it names."""
@@ -408,16 +412,6 @@ class TournamentSettingsForm(TournamentForm):
             return error.message
         return None
 
-    def submit(self) -> Tournament | None:
-        """The tournament with its new settings, or None with every refusal next to its
-        field (a tournament started meanwhile: above the form)."""
-        if not self.is_valid():
-            return None
-        settings = self._settings()
-        if settings is None:
-            return None
-        try:
-            return services.tournament_update(tournament=self.tournament, **settings.as_dict())
-        except ApplicationError as error:
-            self._refuse(error)
-            return None
+    def _save(self, settings: TournamentSettings) -> Tournament:
+        # (a tournament started meanwhile: refused above the form)
+        return services.tournament_update(tournament=self.tournament, **settings.as_dict())
