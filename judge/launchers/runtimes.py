@@ -107,15 +107,20 @@ class BuildError(ValueError):
     """A version that does not build: the message says why, for its author."""
 
 
-@functools.cache
-def _host_tool(name: str) -> str:
+TOOL_PATH = "/usr/bin:/bin"  # where toolchain programs are looked for
+
+
+def _resolve_tool(name: str) -> str:
     """The real path of a toolchain program: Debian reaches several through /etc/alternatives,
     which the sandbox does not have, so the sandbox is handed the target under /usr."""
-    found = shutil.which(name, path="/usr/bin:/bin")
+    found = shutil.which(name, path=TOOL_PATH)
     if found is None:
         return f"/usr/bin/{name}"  # the build then fails with "not found", in its log
     real = os.path.realpath(found)
     return real if real.startswith("/usr/") else found
+
+
+_host_tool = functools.cache(_resolve_tool)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -192,15 +197,39 @@ def java_class(entry: str) -> str:
     return PurePosixPath(entry).with_suffix("").as_posix().replace("/", ".")
 
 
-@functools.cache
 def toolchain(runtime: str) -> str:
     """The toolchain's version as its programs say it (the first line of each), e.g.
-    ``gcc (Debian 12.2.0-14) 12.2.0``; an artifact built by another is never run here."""
+    ``gcc (Debian 12.2.0-14) 12.2.0``; an artifact built by another is never run here.
+
+    Asked again whenever one of its programs (or Rust's crate folder) changed on disk: a worker
+    whose toolchain is upgraded in place, without a restart, does not go on labelling builds,
+    nor picking them from its cache, with the old version."""
+    return _toolchain(runtime, _stamps(runtime))
+
+
+def _stamps(runtime: str) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime in ns, size) of each program that says the runtime's version."""
+    paths = [_resolve_tool(command[0]) for command in RUNTIMES[runtime].version_commands]
+    if runtime == "rust":
+        paths.append(CARGO_REGISTRY)
+    stamps = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            stamps.append((path, 0, 0))
+        else:
+            stamps.append((path, info.st_mtime_ns, info.st_size))
+    return tuple(stamps)
+
+
+@functools.cache
+def _toolchain(runtime: str, stamps: tuple[tuple[str, int, int], ...]) -> str:
     lines = []
-    for command in RUNTIMES[runtime].version_commands:
+    for command, (path, _, _) in zip(RUNTIMES[runtime].version_commands, stamps, strict=False):
         try:
             done = subprocess.run(
-                [_host_tool(command[0]), *command[1:]],
+                [path, *command[1:]],
                 capture_output=True,
                 text=True,
                 timeout=30,

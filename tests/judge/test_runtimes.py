@@ -288,3 +288,23 @@ def test_other_runtimes_run_within_their_memory_limit_alone() -> None:
         limits = runtimes.run_limits(runtime, SandboxLimits())
         rlimits = {option: soft for option, _, soft, _ in limits.rlimits()}
         assert rlimits["as"] == limits.memory_bytes == SandboxLimits().memory_bytes
+
+
+def test_a_toolchain_upgraded_in_place_is_a_new_toolchain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's gcc replaced on disk while it runs (an upgrade in place): the worker's
+    toolchain is the new one at once, so its cache's builds of the old one are not used."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    gcc = tools / "gcc"
+    gcc.write_text('#!/bin/sh\necho "gcc (Debian 12.2.0-14) 12.2.0"\n')
+    gcc.chmod(0o755)
+    monkeypatch.setattr(runtimes, "TOOL_PATH", str(tools))
+    before = runtimes.toolchain("c")
+    assert before == "gcc (Debian 12.2.0-14) 12.2.0"
+    key = runtimes._cache_key("c", "0" * 64)
+
+    gcc.write_text('#!/bin/sh\necho "gcc (Debian 12.3.0-1) 12.3.0"\n')
+    assert runtimes.toolchain("c") == "gcc (Debian 12.3.0-1) 12.3.0"
+    assert runtimes._cache_key("c", "0" * 64) != key
