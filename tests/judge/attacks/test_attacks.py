@@ -171,8 +171,13 @@ IN_C = (
     "kill_all",
     "ptrace",
     "int80",
+    "x32",
+    "keyctl",
+    "escape_syscalls",
+    "setuid_root",
 )
-IN_JAVASCRIPT = (*(name for name in IN_C if name not in ("ptrace", "int80")), "heap_balloon")
+RAW_SYSCALLS = ("ptrace", "int80", "x32", "keyctl", "escape_syscalls", "setuid_root")
+IN_JAVASCRIPT = (*(name for name in IN_C if name not in RAW_SYSCALLS), "heap_balloon")
 IN_JAVA = (
     "net_postgres",
     "read_project",

@@ -395,6 +395,43 @@ static void attack_exec_written(void) {
     if (!written) evidence("ERROR", "wrote no program anywhere");
 }
 
+static void attack_keyctl(void) {
+    must_fail("keyctl GET_KEYRING_ID", syscall(SYS_keyctl, 0, -3, 1));
+    must_fail("add_key", syscall(SYS_add_key, "user", "tapis", "x", 1, -4));
+    must_fail("request_key", syscall(SYS_request_key, "user", "tapis", 0, 0));
+}
+
+static void attack_escape_syscalls(void) {
+    must_fail("unshare(CLONE_NEWUSER)", syscall(SYS_unshare, 0x10000000));
+    must_fail("unshare(CLONE_NEWNS|CLONE_NEWNET)", syscall(SYS_unshare, 0x00020000 | 0x40000000));
+    must_fail("setns", syscall(SYS_setns, 0, 0));
+    must_fail("mount", syscall(SYS_mount, 0, 0, 0, 0, 0));
+    must_fail("remount /tmp exec", syscall(SYS_mount, 0, "/tmp", 0, 0x20 | 0x1000, 0));
+    must_fail("umount2 /tmp", syscall(SYS_umount2, "/tmp", 0));
+    must_fail("pivot_root", syscall(SYS_pivot_root, 0, 0));
+    must_fail("bpf", syscall(SYS_bpf, 0, 0, 0));
+    must_fail("io_uring_setup", syscall(SYS_io_uring_setup, 8, 0));
+    must_fail("perf_event_open", syscall(SYS_perf_event_open, 0, 0, -1, -1, 0));
+    must_fail("userfaultfd", syscall(SYS_userfaultfd, 0));
+    must_fail("personality", syscall(SYS_personality, 0x0400000)); /* READ_IMPLIES_EXEC */
+    must_fail("kexec_load", syscall(SYS_kexec_load, 0, 0, 0, 0));
+    must_fail("init_module", syscall(SYS_init_module, 0, 0, 0));
+}
+
+static void attack_setuid_root(void) {
+    must_fail("setuid(0)", setuid(0));
+    must_fail("setgid(0)", setgid(0));
+    must_fail("read /etc/shadow", read_file("/etc/shadow"));
+}
+
+static void attack_x32(void) {
+    evidence("attempting", "x32 getpid");
+    long rc = syscall(0x40000000 | 39);
+    char detail[64];
+    snprintf(detail, sizeof detail, "x32 getpid returned %ld", rc);
+    succeeded(detail);
+}
+
 static void attack_int80(void) {
     long rc;
     __asm__ volatile("int $0x80" : "=a"(rc) : "a"(20) : "memory"); /* getpid, 32-bit ABI */
@@ -436,6 +473,10 @@ static void attack(void) {
     else if (IS("ptrace")) attack_ptrace();
     else if (IS("exec_written")) attack_exec_written();
     else if (IS("int80")) attack_int80();
+    else if (IS("x32")) attack_x32();
+    else if (IS("keyctl")) attack_keyctl();
+    else if (IS("escape_syscalls")) attack_escape_syscalls();
+    else if (IS("setuid_root")) attack_setuid_root();
 }
 
 /* At the first act: misbehave instead of answering. Returns 1 if it did. */
