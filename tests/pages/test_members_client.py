@@ -558,6 +558,25 @@ def test_an_open_tournament_changes_with_its_entries_kept(world: MembersWorld) -
     assert set(opened.entries.values_list("pk", flat=True)) == entries
 
 
+def test_settings_that_no_longer_pass_can_still_be_changed(
+    world: MembersWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A limit lowered since the tournament was made (the longest table's time): the page
+    offers the form, whose refusal says what to change."""
+    from tournaments import conf
+
+    monkeypatch.setattr(conf, "max_table_budget", lambda: 10.0)
+    client = world.client("organiser")
+    draft = Tournament.objects.get(pk=world.draft.pk)
+    url = reverse("tournaments:organise-settings", args=[draft.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    assert 'name="rounds"' in page.content.decode()
+    refused = client.post(url, settings_form_values(draft))
+    assert refused.status_code == 400
+    assert "at most 10 s is allowed" in error_next_to(refused.content.decode(), "deals_per_table")
+
+
 def test_settings_no_longer_change_once_started(world: MembersWorld) -> None:
     client = world.client("organiser")
     running = Tournament.objects.get(pk=world.running.pk)

@@ -405,11 +405,14 @@ class TournamentSettingsForm(TournamentForm):
         self.tournament = tournament
 
     def closed(self) -> str | None:
-        """Why these settings can no longer change (the service's words), or None."""
+        """Why these settings can no longer change (the service's words: the tournament has
+        started), or None. (Settings that no longer pass, say a time budget above a limit
+        lowered since, are for the organiser to change: the form says so when it is sent.)"""
         try:
             services.tournament_check_update(tournament=self.tournament)
         except ApplicationError as error:
-            return error.message
+            if error.code == "status":
+                return error.message
         return None
 
     def _save(self, settings: TournamentSettings) -> Tournament:
