@@ -230,3 +230,34 @@ def test_a_table_page_says_faults_and_the_replacement_in_plain_words(client: Cli
     )
     assert "&#x27;ZZ&#x27;" in faults  # what it sent, escaped
     assert f"{label} was replaced: the built-in <em>heuristic</em> bot played the rest" in faults
+
+
+def test_a_long_tables_score_sheet_and_faults_come_a_page_at_a_time(
+    site_world: SiteWorld, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table may have 1,000 deals and as many faults: a page of each at a time (one deal and
+    two faults a page here), the running totals counting the deals of the pages before."""
+    from tournaments.models import Fault
+
+    monkeypatch.setattr("tournaments.page_selectors.tables.SHEET_PAGE_SIZE", 1)
+    monkeypatch.setattr("tournaments.page_selectors.tables.FAULTS_PAGE_SIZE", 2)
+    table = Table.objects.filter(tournament=site_world.finished).order_by("pk").first()
+    assert table is not None
+    for decision in range(3):
+        Fault.objects.create(
+            table=table, seat=1, kind="timeout", deal_index=0, decision=decision, detail=""
+        )
+    first, second = Deal.objects.filter(table=table).order_by("index")
+    url = reverse("tournaments:table-detail", args=[table.pk])
+    html = client.get(url).content.decode()
+    assert f"/deals/{first.pk}/" in html
+    assert f'href="/deals/{second.pk}/"' not in html
+    assert 'aria-label="Pages of the score sheet"' in html
+    assert '?page=2#sheet-title"' in html
+    assert html.count("ran out of time") == 2
+    assert '?faults=2#faults-title"' in html
+    html = client.get(url + "?page=2&faults=2").content.decode()
+    assert f'href="/deals/{second.pk}/"' in html
+    total = first.points[0] + second.points[0]
+    assert f'{second.points[0]} <span class="small muted">({total})</span>' in html
+    assert html.count("ran out of time") == 1

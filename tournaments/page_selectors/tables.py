@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page
 from django.db.models import Max, Prefetch
 from django.http import Http404
 
@@ -20,6 +21,7 @@ from tournaments.models import (
 )
 from tournaments.page_selectors.common import (
     game_title,
+    paginate,
     table_results_visible,
     tournament_or_404,
     visible_tournaments,
@@ -111,11 +113,26 @@ class TablePage:
     times: list[TimeLine]
     house_bot: str
     hidden_reason: str
+    sheet_page: Page | None = None  # the page of the score sheet shown (SHEET_PAGE_SIZE deals)
+    faults_page: Page | None = None  # the page of the faults shown (FAULTS_PAGE_SIZE)
 
 
-def table_page(*, table_id: int, user: Any) -> TablePage:
+#: Deals a page of a table's score sheet shows (a table may have 1,000 deals), and faults.
+SHEET_PAGE_SIZE = 100
+FAULTS_PAGE_SIZE = 50
+
+
+def table_page(
+    *,
+    table_id: int,
+    user: Any,
+    page: str | int | None = None,
+    faults_page: str | int | None = None,
+) -> TablePage:
     """A table: its seats and, once its cards may be shown, places, scores, the score sheet
-    deal by deal with running totals, the faults in words and the decision times."""
+    deal by deal with running totals (a page of :data:`SHEET_PAGE_SIZE` deals, ``page``), the
+    faults in words (a page of :data:`FAULTS_PAGE_SIZE`, ``faults_page``) and the decision
+    times."""
     try:
         table = (
             Table.objects.select_related("round", "tournament")
@@ -139,6 +156,7 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
     faults: list[FaultLine] = []
     times: list[TimeLine] = []
     totals = [0] * len(seats)
+    sheet_page = faults_of = None
     if shown:
         running = [0] * len(seats)
         for row in (
@@ -159,6 +177,12 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
                 )
             )
         totals = running
+        # Running totals need every deal before: all are read, a page of them is shown.
+        sheet_page = paginate(sheet, page, SHEET_PAGE_SIZE)
+        sheet = list(sheet_page.object_list)
+        faults_of = paginate(
+            Fault.objects.filter(table=table).order_by("pk"), faults_page, FAULTS_PAGE_SIZE
+        )
         faults = [
             FaultLine(
                 seat=f.seat,
@@ -167,7 +191,7 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
                     kind=f.kind, deal_index=f.deal_index, decision=f.decision, detail=f.detail
                 ),
             )
-            for f in Fault.objects.filter(table=table).order_by("pk")
+            for f in faults_of.object_list
         ]
         slowest = _slowest_decisions(table)
         times = [
@@ -194,6 +218,8 @@ def table_page(*, table_id: int, user: Any) -> TablePage:
         times=times,
         house_bot=table.tournament.house_bot,
         hidden_reason="" if shown else visibility.table_hidden_reason(table=table),
+        sheet_page=sheet_page,
+        faults_page=faults_of,
     )
 
 

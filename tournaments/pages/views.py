@@ -102,7 +102,12 @@ def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 def table_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    page = page_selectors.table_page(table_id=pk, user=request.user)
+    page = page_selectors.table_page(
+        table_id=pk,
+        user=request.user,
+        page=request.GET.get("page"),
+        faults_page=request.GET.get("faults"),
+    )
     return render(request, "pages/table_detail.html", {"page": page, "nav_section": "tournaments"})
 
 
