@@ -25,7 +25,6 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 
 from tournaments import member_selectors, services
 from tournaments.errors import ApplicationError
-from tournaments.models import Tournament
 from tournaments.pages.forms import RemoveEntryForm, TournamentForm, TournamentSettingsForm
 
 
@@ -111,7 +110,7 @@ def organise_progress(request: HttpRequest, pk: int) -> HttpResponse:
     tournament is over: 286 (stop polling) with the page's whole body instead (retargeted),
     whose buttons and entries' forms are then gone."""
     page = member_selectors.organiser_page(user=request.user, tournament_id=pk)
-    if page.tournament.status not in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+    if not page.over:
         return render(request, "members/includes/organise_progress.html", {"page": page})
     body = render(
         request,
