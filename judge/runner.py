@@ -314,19 +314,16 @@ class _Table:
         driver.hello(self.hello(seat))
         return driver
 
-    def spawn(self, state: _SeatState) -> None:
-        """Start a process bot (hello sent, ready not yet read); a failure is a crash fault."""
+    def spawn(self, state: _SeatState, forked: ForkedBot | None = None) -> None:
+        """Start a process bot (hello sent, ready not yet read), or take the one forked for it
+        (:meth:`fork_all`); a failure is a crash fault."""
         from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
 
         spec = state.spec
         assert spec.path is not None
         directory = self.workdir / f"seat{state.index}"
         limits = self.limits.resources or SandboxLimits()
-        sdk_dir = self.bots_sdk_dir
-        process: BotProcess | ForkedBot | None = None
-        if self.zygotes and sdk_dir is not None and spec.instance is not None:
-            state.started = time.perf_counter()
-            process = self.forked(spec.path, spec.instance, sdk_dir, limits)
+        process: BotProcess | ForkedBot | None = forked
         try:
             if process is None:
                 prepared: PreparedBot = prepare(spec.path, directory)
@@ -346,7 +343,7 @@ class _Table:
                     bot_dir=bot_dir,
                     mode=self.sandbox,
                     limits=limits,
-                    sdk_dir=sdk_dir,
+                    sdk_dir=self.bots_sdk_dir,
                 )
         except (PackageError, runtimes.BuildError, SandboxError, OSError) as exc:
             self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")
@@ -372,37 +369,50 @@ class _Table:
         found once per table."""
         return compiled_sdk(self.sdk_dir) if self.sdk_dir is not None else None
 
-    def forked(
-        self, package: Path, instance: str, sdk_dir: Path, limits: SandboxLimits
-    ) -> ForkedBot | None:
-        """The seat's bot forked by a zygote of its instance, or None to start it alone (not a
-        Python bot, or the zygote failed: logged, and the normal start says what is wrong)."""
+    def fork_all(self, states: list[_SeatState]) -> dict[int, ForkedBot]:
+        """The bots of ``states`` forked by zygotes of their instances (the new zygotes started
+        side by side), by seat; a seat left out starts its bot alone (not a Python bot, or
+        the zygote failed: logged, and the normal start says what is wrong)."""
         from judge.launchers import zygote
-        from judge.sandbox import SandboxError
 
-        try:
-            # A bot started alone inherits the judge's CPUs (one, when the table is pinned); a
-            # forked bot is given them, else it would have its zygote's.
-            return zygote.lend(
-                package,
-                instance=instance,
-                sdk_dir=sdk_dir,
-                limits=limits,
-                startup=self.limits.startup,
-                cpus=os.sched_getaffinity(0),
-            )
-        except (zygote.ZygoteError, PackageError, SandboxError, OSError) as exc:
-            log.info("bot %s started alone: %s", package, exc)
-            return None
+        sdk_dir = self.bots_sdk_dir
+        wanted = [s for s in states if s.spec.path is not None and s.spec.instance is not None]
+        if not self.zygotes or sdk_dir is None or not wanted:
+            return {}
+        # A bot started alone inherits the judge's CPUs (one, when the table is pinned); a
+        # forked bot is given them, else it would have its zygote's.
+        cpus = frozenset(os.sched_getaffinity(0))
+        loans = []
+        for state in wanted:
+            path, instance = state.spec.path, state.spec.instance
+            assert path is not None
+            assert instance is not None
+            loans.append(zygote.Loan(path, instance, cpus))
+        started = time.perf_counter()
+        bots = zygote.lend_all(
+            loans,
+            sdk_dir=sdk_dir,
+            limits=self.limits.resources or _default_resources(),
+            startup=self.limits.startup,
+        )
+        forked = {}
+        for state, bot in zip(wanted, bots, strict=True):
+            if isinstance(bot, Exception):
+                log.info("bot %s started alone: %s", state.spec.path, bot)
+            else:
+                state.started = started
+                forked[state.index] = bot
+        return forked
 
     def start(self) -> None:
         for state in self.seats:
             if state.spec.builtin is not None:
                 state.driver = self.builtin_seat(state.spec.builtin, state.index)
                 state.name = state.driver.name
+        forked = self.fork_all(self.seats)
         for state in self.seats:
             if state.spec.path is not None:
-                self.spawn(state)
+                self.spawn(state, forked.get(state.index))
         for state in self.seats:
             driver = state.driver
             if isinstance(driver, ProcessSeat) and state.replaced_by is None:
@@ -612,6 +622,12 @@ class _Table:
             judge=judge,
             elapsed=elapsed,
         )
+
+
+def _default_resources() -> SandboxLimits:
+    from judge.sandbox import SandboxLimits
+
+    return SandboxLimits()
 
 
 def _illegal(action: object, exc: Exception) -> str:

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import BinaryIO, Final, cast
 
 from judge._fds import wait_readable
-from judge.launchers.package import RUNTIMES, PreparedBot, prepare, remove
+from judge.launchers.package import RUNTIMES, PackageError, PreparedBot, prepare, remove
 from judge.sandbox import (
     SDK_ROOT,
     BotProcess,
@@ -133,6 +133,14 @@ class Zygote:
     ) -> Zygote:
         """Prepare the package in ``directory`` (the zygote owns it from now on) and start the
         zygote in its sandbox; raises :class:`ZygoteError` (or the package's error)."""
+        zygote = cls.launch(key, package, directory, sdk_dir=sdk_dir)
+        zygote.await_ready(time.perf_counter() + startup)
+        return zygote
+
+    @classmethod
+    def launch(cls, key: ZygoteKey, package: Path, directory: Path, *, sdk_dir: Path) -> Zygote:
+        """:meth:`start` without waiting for the zygote's ``ready`` (:meth:`await_ready`): the
+        zygotes of a table's seats start side by side."""
         prepared: PreparedBot = prepare(package, directory)
         if not usable(prepared.command, sdk_dir):
             remove(directory)
@@ -169,14 +177,17 @@ class Zygote:
             theirs.close()
             if bot_filter is not None:
                 os.close(bot_filter)
-        zygote = cls(key, directory, prepared.command[-1], process, ours)
+        return cls(key, directory, prepared.command[-1], process, ours)
+
+    def await_ready(self, deadline: float) -> None:
+        """Wait until ``deadline`` (``time.perf_counter``) for the launched zygote's
+        ``ready``; raises :class:`ZygoteError`, having killed it."""
         try:
-            if zygote._receive(time.perf_counter() + startup)[0] != b"ready":
+            if self._receive(deadline)[0] != b"ready":
                 raise ZygoteError("the zygote did not start")
         except BaseException:
-            zygote.kill()
+            self.kill()
             raise
-        return zygote
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -356,6 +367,16 @@ _counter = 0
 _root: Path | None = None  # where this process prepares its zygotes' packages
 
 
+@dataclass(frozen=True, slots=True)
+class Loan:
+    """What one seat asks of the pool: a bot of ``package`` for ``instance`` on ``cpus``
+    (None: wherever the zygote runs)."""
+
+    package: Path
+    instance: str
+    cpus: frozenset[int] | None = None
+
+
 def lend(
     package: Path,
     *,
@@ -369,27 +390,81 @@ def lend(
     runs): from an idle zygote of the same key, else from a new zygote (which must answer
     within ``startup`` seconds). Raises ZygoteError, SandboxError, OSError or the package's
     error."""
+    loan = Loan(package, instance, frozenset(cpus) if cpus is not None else None)
+    [bot] = lend_all([loan], sdk_dir=sdk_dir, limits=limits, startup=startup)
+    if isinstance(bot, Exception):
+        raise bot
+    return bot
+
+
+def lend_all(
+    loans: Sequence[Loan], *, sdk_dir: Path, limits: SandboxLimits, startup: float
+) -> list[ForkedBot | Exception]:
+    """A forked bot for each loan (a table's seats), as :func:`lend` gives one, or the error
+    that kept it from being forked (ZygoteError, SandboxError, OSError or the package's).
+
+    The zygotes the loans need anew are all launched before any is waited for, and they must
+    all answer within ``startup`` seconds: a table whose four bots are new to this process
+    waits for the slowest start, not for the sum of four (most of a start is the zygote's
+    Python, which runs while the next sandbox is built)."""
+    bots: list[ForkedBot | Exception | None] = [None] * len(loans)
+    idle: list[tuple[int, Zygote]] = []
+    launched: list[tuple[int, Zygote]] = []
+    try:
+        for index, loan in enumerate(loans):
+            try:
+                key = ZygoteKey.of(loan.instance, loan.package, sdk_dir, limits)
+                zygote = _take(key)
+                if zygote is not None:
+                    idle.append((index, zygote))
+                else:
+                    launched.append((index, _launch(key, loan.package, sdk_dir)))
+            except (ZygoteError, PackageError, SandboxError, OSError) as exc:
+                bots[index] = exc
+        for index, zygote in idle:
+            try:
+                bots[index] = zygote.fork(_cpus(loans[index]))
+            except (ZygoteError, OSError) as exc:  # it died idle: start another
+                log.info("idle zygote of %s failed (%s): starting a new one", zygote.key, exc)
+                zygote.kill()
+                try:
+                    launched.append((index, _launch(zygote.key, loans[index].package, sdk_dir)))
+                except (ZygoteError, PackageError, SandboxError, OSError) as error:
+                    bots[index] = error
+        deadline = time.perf_counter() + startup
+        while launched:
+            index, zygote = launched.pop(0)
+            try:
+                zygote.await_ready(deadline)
+                bots[index] = zygote.fork(_cpus(loans[index]))
+            except (ZygoteError, OSError) as exc:
+                zygote.kill()
+                bots[index] = exc
+    except BaseException:
+        for index, zygote in [*idle, *launched]:
+            if bots[index] is None:
+                zygote.kill()
+        for bot in bots:
+            if isinstance(bot, ForkedBot):
+                bot.kill()
+        raise
+    return [bot if bot is not None else ZygoteError("not lent") for bot in bots]
+
+
+def _cpus(loan: Loan) -> set[int] | None:
+    return set(loan.cpus) if loan.cpus is not None else None
+
+
+def _launch(key: ZygoteKey, package: Path, sdk_dir: Path) -> Zygote:
+    """A new zygote of ``key``, launched in a directory of this process's own."""
     global _counter, _root
-    key = ZygoteKey.of(instance, package, sdk_dir, limits)
-    zygote = _take(key)
-    if zygote is not None:
-        try:
-            return zygote.fork(cpus)
-        except (ZygoteError, OSError) as exc:  # it died idle: start another
-            log.info("idle zygote of %s failed (%s): starting a new one", package, exc)
-            zygote.kill()
     with _lock:
         if _root is None or not _root.is_dir():
             _root = Path(tempfile.mkdtemp(prefix="tapis-zygotes-"))
             _root.chmod(0o711)  # the sandbox's uid must reach the packages in it
         _counter += 1
         directory = _root / f"zygote-{_counter}"
-    zygote = Zygote.start(key, package, directory, sdk_dir=sdk_dir, startup=startup)
-    try:
-        return zygote.fork(cpus)
-    except BaseException:
-        zygote.kill()
-        raise
+    return Zygote.launch(key, package, directory, sdk_dir=sdk_dir)
 
 
 def give_back(zygote: Zygote, *, healthy: bool = True) -> None:
@@ -455,4 +530,14 @@ def _forget_after_fork() -> None:
 atexit.register(_at_exit)
 os.register_at_fork(after_in_child=_forget_after_fork)
 
-__all__ = ["ForkedBot", "Zygote", "ZygoteError", "give_back", "lend", "retire_all", "usable"]
+__all__ = [
+    "ForkedBot",
+    "Loan",
+    "Zygote",
+    "ZygoteError",
+    "give_back",
+    "lend",
+    "lend_all",
+    "retire_all",
+    "usable",
+]

@@ -16,6 +16,7 @@ import pytest
 from judge import BotSpec, TableResult, run_table
 from judge.launchers import zygote
 from judge.runner import SDK_DIR
+from judge.sandbox import SandboxLimits
 
 pytestmark = pytest.mark.usefixtures("bwrap_works")
 
@@ -128,6 +129,51 @@ def test_one_version_at_two_seats_gets_two_zygotes(tmp_path: Path) -> None:
     result = table([probe, probe, "builtin:lowest", "builtin:lowest"])
     uids = {seat.name.split()[2] for seat in result.seats[:2] if seat.name}
     assert len(uids) == 2  # never two seats in one sandbox
+    assert zygote.idle_count() == 2
+
+
+def test_a_tables_new_zygotes_start_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    events: list[str] = []
+    launch, await_ready = zygote.Zygote.launch.__func__, zygote.Zygote.await_ready  # type: ignore[attr-defined]
+
+    def recorded_launch(cls: type[zygote.Zygote], *args: object, **kwargs: object) -> object:
+        events.append("launch")
+        return launch(cls, *args, **kwargs)
+
+    def recorded_await(self: zygote.Zygote, deadline: float) -> None:
+        events.append("ready")
+        await_ready(self, deadline)
+
+    monkeypatch.setattr(zygote.Zygote, "launch", classmethod(recorded_launch))
+    monkeypatch.setattr(zygote.Zygote, "await_ready", recorded_await)
+    result = table([probe, probe, probe, "builtin:lowest"])
+    assert result.faults == ()
+    assert events == ["launch"] * 3 + ["ready"] * 3  # none waited for before all are started
+    assert len({seat.name.split()[2] for seat in result.seats[:3] if seat.name}) == 3
+    events.clear()
+    table([probe, probe, probe, "builtin:lowest"], seed=2)
+    assert events == []  # the next table: the three idle zygotes, each one seat's
+
+
+def test_a_seat_whose_zygote_fails_is_started_alone_and_the_others_are_forked(
+    tmp_path: Path,
+) -> None:
+    probe = write_bot(tmp_path, PROBE)
+    loans = [
+        zygote.Loan(probe, "one"),
+        zygote.Loan(tmp_path / "missing.py", "two"),
+        zygote.Loan(probe, "three"),
+    ]
+    bots = zygote.lend_all(loans, sdk_dir=SDK_DIR, limits=SandboxLimits(), startup=5.0)
+    assert isinstance(bots[1], OSError)
+    assert isinstance(bots[0], zygote.ForkedBot)
+    assert isinstance(bots[2], zygote.ForkedBot)
+    assert bots[0].zygote is not bots[2].zygote
+    for bot in (bots[0], bots[2]):
+        bot.kill()
     assert zygote.idle_count() == 2
 
 
