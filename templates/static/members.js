@@ -17,3 +17,23 @@ document.addEventListener("submit", (event) => {
     for (const button of form.querySelectorAll("button")) button.disabled = true;
   }, 0);
 });
+
+// An action sent by htmx whose answer is an error (a 4xx or 5xx: htmx swaps nothing) or that
+// got no answer at all: said in the page's live region, since the page does not change.
+function sayNotDone(text) {
+  const region = document.getElementById("messages");
+  if (!region) return;
+  const notice = document.createElement("p");
+  notice.className = "notice bad";
+  notice.textContent = text;
+  region.replaceChildren(notice);
+}
+document.addEventListener("htmx:responseError", (event) => {
+  if (event.detail.requestConfig.verb === "get") return; // polling: the next poll tries again
+  const status = event.detail.xhr.status;
+  sayNotDone(`Not done: the server answered ${status}. Reload the page and try again.`);
+});
+document.addEventListener("htmx:sendError", (event) => {
+  if (event.detail.requestConfig.verb === "get") return;
+  sayNotDone("Not done: the server could not be reached. Try again in a moment.");
+});

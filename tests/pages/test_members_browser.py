@@ -325,6 +325,39 @@ def test_the_organiser_page_acts_without_a_reload(
     assert not console_errors
 
 
+def test_an_action_the_server_fails_is_said_and_may_be_tried_again(
+    page: Any, console_errors: list[str], live_server: Any
+) -> None:
+    """An htmx answer that is an error swaps nothing: the live region says it was not done,
+    and the button is enabled again for another try."""
+    organiser = make_user("ugo", organiser=True)
+    tournament = make_tournament(organiser=organiser, name="Flaky cup", open_it=False)
+    log_in(page, "ugo")
+    page.goto(f"/organise/{tournament.pk}/")
+    action = f"**/organise/{tournament.pk}/open/"
+    page.route(action, lambda route: route.fulfill(status=503, body="down"))
+    button = page.get_by_role("button", name="Open registration")
+    button.click()
+    expect(page.locator("#messages")).to_have_text(
+        "Not done: the server answered 503. Reload the page and try again."
+    )
+    expect(button).to_be_enabled()
+    page.unroute(action)
+    page.route(action, lambda route: route.abort())
+    button.click()
+    expect(page.locator("#messages")).to_have_text(
+        "Not done: the server could not be reached. Try again in a moment."
+    )
+    page.unroute(action)
+    button.click()
+    expect(page.locator("#messages")).to_have_text("Registration is open.")
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.OPEN
+    # Chromium and htmx log the two failures themselves; nothing else went wrong.
+    expected = ("503", "ERR_FAILED", "htmx:afterRequest", "htmx:sendError")
+    assert [e for e in console_errors if not any(x in e for x in expected)] == []
+
+
 def test_the_organiser_page_works_without_javascript(
     browser: Any, live_server: Any, base_url: str
 ) -> None:
