@@ -53,6 +53,9 @@ def _prepare() -> None:
 
     django.setup()
     call_command("migrate", interactive=False, verbosity=0)
+    # The stored statistics of tournaments finished before there were any (one query when
+    # none is missing): what an upgrade runs after its migrations.
+    call_command("tournament_summaries", verbosity=0)
     call_command("demo_admin")
     # Demo bots, the demo tournament and the gallery (a tournament of each game, an open one).
     if "demo" in get_commands():

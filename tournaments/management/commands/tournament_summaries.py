@@ -1,5 +1,6 @@
 """``manage.py tournament_summaries``: store the statistics of the finished tournaments that
-have none (those finished before summaries existed), once after the upgrade that added them."""
+have none (those finished before summaries existed). Deployments run it after ``migrate``
+(docker/compose.yaml, ``make run``): one query when none is missing."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ class Command(BaseCommand):
         for tournament in finished.iterator():
             services.tournament_summary_store(tournament=tournament)
             count += 1
-        self.stdout.write(
-            f"{count} tournament summar{'y' if count == 1 else 'ies'} stored "
-            f"in {time.perf_counter() - started:.1f} s"
-        )
+        if options["verbosity"] > 0:
+            self.stdout.write(
+                f"{count} tournament summar{'y' if count == 1 else 'ies'} stored "
+                f"in {time.perf_counter() - started:.1f} s"
+            )
