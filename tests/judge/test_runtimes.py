@@ -281,6 +281,54 @@ def test_a_managed_runtime_gets_address_space_but_the_same_memory_limit(
     assert heap[runtime] in command
 
 
+GO_PROCESSORS_BOT = b"""\
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+)
+
+func main() {
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadString('\\n')
+		if err != nil {
+			return
+		}
+		if strings.Contains(line, `"hello"`) {
+			procs := runtime.GOMAXPROCS(0)
+			fmt.Printf(`{"type":"ready","name":"procs-%d"}`+"\\n", procs)
+			return
+		}
+	}
+}
+"""
+
+
+def test_a_go_bot_at_a_pinned_table_has_a_spare_processor(
+    bwrap_works: None, tmp_path: Path
+) -> None:
+    """Go's scheduler with one processor (a table pinned to one CPU) hands it off at every read
+    of stdin and polls every 20 us: the judge gives Go bots two."""
+    tmp_path.chmod(0o755)
+    source = tmp_path / "main.go"
+    source.write_bytes(GO_PROCESSORS_BOT)
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(source), *["builtin:random"] * 3],
+        deals=1,
+        seed=1,
+        sandbox="bwrap",
+        cpu="auto",
+    )
+    assert result.seats[0].name == "procs-2", result.seats[0].log
+
+
 def test_other_runtimes_run_within_their_memory_limit_alone() -> None:
     from judge.sandbox.limits import SandboxLimits
 
