@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from judge.sandbox import seccomp
+from judge.sandbox import seccomp, starters
 from judge.sandbox.cgroups import _Cgroup
 from judge.sandbox.commands import (
     _TRUSTED_PATH,
@@ -31,8 +31,7 @@ from judge.sandbox.uids import _acquire_uid, _UidSlot
 
 _MIN_BWRAP = (0, 8, 0)  # --disable-userns, --size
 _START_TIMEOUT = 10.0  # seconds for bubblewrap to build the sandbox
-_STARTER_PYTHON = "/usr/bin/python3"  # the system's, as the python3 runtime's
-# What the starter may do beyond a bot (judge/sandbox/_starter.py): remount /tmp noexec in a
+# What the starter may do beyond a bot (judge/sandbox/starters.py): remount /tmp noexec in a
 # mount namespace of its own.
 _STARTER_SYSCALLS: frozenset[str] = frozenset({"unshare", "mount"})
 
@@ -73,9 +72,6 @@ def _spawn_bwrap(
         args += ["--ro-bind", str(bot_dir), BOT_ROOT]
         if sdk_dir is not None:
             args += ["--ro-bind", str(sdk_dir), SDK_ROOT]
-        # bubblewrap's root tmpfs and /dev (whose shm/ is a tmpfs of no size
-        # limit) must not become a place to write
-        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
         allowed: frozenset[str] = frozenset()
         starter = not namespace_admin and not writable_exec
         if namespace_admin:
@@ -91,9 +87,14 @@ def _spawn_bwrap(
             if starter:
                 bot_filter = seccomp.filter_fd()
                 child_fds.append(bot_filter)
-                argv = [*_starter_command(bot_filter), *argv]
+                binds, before = starters.starter(bot_filter)
+                args += binds
+                argv = [*before, *argv]
         except seccomp.SeccompError as exc:
             raise SandboxError(f"cannot build the seccomp filter: {exc}") from exc
+        # bubblewrap's root tmpfs and /dev (whose shm/ is a tmpfs of no size
+        # limit) must not become a place to write (the binds above are made first)
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", cwd]
         info_r, info_w = os.pipe()
         own_fds.append(info_r)
         child_fds.append(info_w)
@@ -140,17 +141,6 @@ def _spawn_bwrap(
     finally:
         _close_all(child_fds)
         _close_all(own_fds)
-
-
-@functools.cache
-def _starter_source() -> str:
-    return (Path(__file__).with_name("_starter.py")).read_text()
-
-
-def _starter_command(bot_filter: int) -> list[str]:
-    """The argv put before the bot's: the starter (judge/sandbox/_starter.py) run by the
-    system's Python, given the descriptor of the bot's seccomp filter."""
-    return [_STARTER_PYTHON, "-S", "-I", "-c", _starter_source(), str(bot_filter), "--"]
 
 
 def _close_all(fds: list[int]) -> None:

@@ -330,6 +330,7 @@ def test_host_files_secrets_and_environment_stay_out(
     assert environ["PATH"] == "/usr/bin:/bin"
     assert results["proc"] == [1]  # the bot alone: nothing of the host
     assert results["root"] == [
+        ".tapis-start",  # the C starter (judge/sandbox/starters.py), read-only: no secret
         "bin",
         "bot",
         "dev",
@@ -850,3 +851,76 @@ def test_cgroup_v2_location_is_parsed() -> None:
     container = "40 30 0:40 /docker/abc /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n"
     assert parse_cgroup_v2(container, "0::/docker/abc/worker\n") == Path("/sys/fs/cgroup/worker")
     assert parse_cgroup_v2(hybrid, "4:memory:/x\n") is None
+
+
+# ----------------------------------------------------------------------------- noexec
+
+NOEXEC_PROBE = r"""
+cp /usr/bin/true /tmp/elf && chmod 755 /tmp/elf
+printf '#!/bin/sh\nexit 0\n' > /tmp/script && chmod 755 /tmp/script
+/tmp/elf && echo "ran elf" || echo "refused elf"
+/tmp/script && echo "ran script" || echo "refused script"
+/lib64/ld-linux-x86-64.so.2 /tmp/elf && echo "ran ld.so" || echo "refused ld.so"
+while read -r _ _ _ _ point options _; do echo "mount $point $options"; done < /proc/self/mountinfo
+grep -E "^(Cap(Prm|Eff|Inh|Bnd|Amb)|NoNewPrivs|Seccomp_filters):" /proc/self/status
+echo "pid $$"
+"""
+
+
+@pytest.mark.parametrize("kind", ["c", "python"])
+def test_tmp_is_noexec_and_the_starter_leaves_no_privilege(
+    kind: str, bot_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Either starter (the C one, built with gcc; the Python one where it cannot be) makes /tmp
+    noexec, drops every capability it was given, stacks the bot's seccomp filter and leaves
+    the bot pid 1."""
+    from judge.sandbox import starters
+
+    monkeypatch.setenv("TAPIS_SANDBOX_STARTER", "python" if kind == "python" else "")
+    argv = starters.starter(99)[1]
+    assert argv[0] == (starters.IN_SANDBOX if kind == "c" else starters.PYTHON)
+    bot = make_bot(bot_root, "")
+    code, out, err = run(bot, command=["/bin/sh", "-c", NOEXEC_PROBE])
+    assert code == 0, err
+    lines = out.decode().splitlines()
+    assert {"refused elf", "refused script", "refused ld.so"} <= set(lines), lines
+    mounts = dict(line.split()[1:] for line in lines if line.startswith("mount "))
+    assert "noexec" in mounts["/tmp"].split(","), mounts
+    writable = [p for p, o in mounts.items() if "rw" in o.split(",") and "noexec" not in o]
+    assert all(p.startswith("/dev/") and p != "/dev/shm" for p in writable), writable  # nodes
+    status = dict(line.split(":\t") for line in lines if ":\t" in line)
+    for name in ("CapPrm", "CapEff", "CapInh", "CapBnd", "CapAmb"):
+        assert status[name] == "0000000000000000", status
+    assert status["NoNewPrivs"] == "1"
+    assert status["Seccomp_filters"] == "2"  # the starter's, then the bot's on top
+    assert "pid 1" in lines
+
+
+def test_a_build_sandbox_keeps_an_executable_tmp(bot_root: Path) -> None:
+    """Builds run what they build (Rust build scripts): no starter, /tmp executable."""
+    bot = make_bot(bot_root, "")
+    command = ["/bin/sh", "-c", "cp /usr/bin/true /tmp/t && /tmp/t && echo ran"]
+    with spawn_bot(command, bot_dir=bot, writable_exec=True) as process:
+        assert drain(process)[:2] == (0, b"ran\n")
+
+
+def test_the_c_starter_is_not_used_from_a_folder_others_may_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judge.sandbox import starters
+
+    folder = Path(tempfile.mkdtemp(prefix="tapis-starter-test-"))
+    try:
+        folder.chmod(0o777)
+        monkeypatch.setenv("TAPIS_STARTER_DIR", str(folder))
+        starters.native_starter.cache_clear()
+        assert starters.native_starter() is None
+        folder.chmod(0o711)
+        starters.native_starter.cache_clear()
+        built = starters.native_starter()
+        assert built is not None
+        assert built.parent == folder
+        assert built.stat().st_mode & 0o777 == 0o555
+    finally:
+        starters.native_starter.cache_clear()
+        shutil.rmtree(folder)
