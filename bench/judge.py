@@ -486,7 +486,8 @@ def main() -> int:
         return 1
     print(
         f"sandbox: {status.bwrap}, seccomp {status.seccomp_instructions} BPF instructions, "
-        f"uids {status.uid_range or 'of the judge'}, cgroup v2: {status.cgroup_parent or 'none'}"
+        f"uids {status.uid_range or 'of the judge'}, cgroup v2: {status.cgroup_parent or 'none'}, "
+        f"starter: {status.starter}"
     )
     python = sys.version.split()[0]
     print(f"host: {os.cpu_count()} cores, judge on Python {python}, ", end="")

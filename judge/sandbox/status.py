@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.sandbox import seccomp
+from judge.sandbox import seccomp, starters
 from judge.sandbox.bwrap import _bwrap_path
 from judge.sandbox.cgroups import cgroup_parent
 from judge.sandbox.limits import SandboxError
@@ -23,6 +23,7 @@ class SandboxStatus:
     uid_range: tuple[int, int] | None  # None: the sandbox runs as the judge's uid
     cgroup_parent: str | None
     problems: tuple[str, ...]
+    starter: str = ""  # what makes /tmp noexec: the C starter's path, or "python"
 
 
 def sandbox_status() -> SandboxStatus:
@@ -49,8 +50,13 @@ def sandbox_status() -> SandboxStatus:
             uid_range = (base, base + SANDBOX_UID_COUNT - 1)
         except SandboxError as exc:
             problems.append(str(exc))
+    native = starters.native_starter()
+    starter = str(native) if native is not None else "python"
+    if native is None and not os.access(starters.PYTHON, os.X_OK):
+        problems.append(f"no starter: neither gcc to build the C one nor {starters.PYTHON}")
     return SandboxStatus(
         bwrap=bwrap,
+        starter=starter,
         seccomp_instructions=instructions,
         uid_range=uid_range,
         cgroup_parent=str(parent) if parent is not None else None,

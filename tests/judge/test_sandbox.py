@@ -924,3 +924,11 @@ def test_the_c_starter_is_not_used_from_a_folder_others_may_write(
     finally:
         starters.native_starter.cache_clear()
         shutil.rmtree(folder)
+
+
+def test_the_status_names_the_starter(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.sandbox import sandbox_status, starters
+
+    assert sandbox_status().starter == str(starters.native_starter())
+    monkeypatch.setattr(starters, "native_starter", lambda: None)
+    assert sandbox_status().starter == "python"
