@@ -1,4 +1,5 @@
-"""The examples in the docstrings of the engine and the judge run and hold.
+"""The examples in the docstrings of every package (the engine, the judge, the tournaments,
+the API and the configuration) run and hold.
 
 Modules compiled by mypyc keep no docstrings, so their examples are read from the source file
 (the same text) and run against the compiled module: the examples check the code in use.
@@ -15,8 +16,11 @@ from types import ModuleType
 
 import pytest
 
+import api
+import config
 import games
 import judge
+import tournaments
 from games import _native
 
 
@@ -48,7 +52,7 @@ def _tests(module: ModuleType) -> list[doctest.DocTest]:
 
 def _modules_with_examples() -> list[str]:
     names = []
-    for package in (games, judge):
+    for package in (games, judge, tournaments, api, config):
         for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
             if _tests(importlib.import_module(info.name)):
                 names.append(info.name)

@@ -285,7 +285,7 @@ class OrganiserPage:
 
 
 def failure_reason(error: str) -> str:
-    """What a failed table's error says in one line: its last (the exception and its message,
+    r"""What a failed table's error says in one line: its last (the exception and its message,
     after the traceback that the page shows folded).
 
     >>> failure_reason('Traceback (most recent call last):\n  File "x.py"\nValueError: no\n')

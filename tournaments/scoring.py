@@ -145,6 +145,7 @@ def standings_as_json(lines: Sequence[Standing]) -> list[list[Any]]:
     """The standings as JSON values (fractions as [numerator, denominator]), read back by
     :func:`standings_from_json` unchanged.
 
+    >>> import json
     >>> line = Standing(4, 1, Fraction(7, 2), Fraction(-1, 3), 0, 2, 3, 40, (1, 2, 1))
     >>> standings_from_json(json.loads(json.dumps(standings_as_json([line])))) == [line]
     True

@@ -65,6 +65,7 @@ def test_rules_are_checked_by_the_engine_when_a_tournament_is_made() -> None:
     with pytest.raises(ApplicationError, match="multiple of 10") as info:
         make_tournament(game="roi", preset="classic", deals_per_table=8)
     assert info.value.extra["option"] == "deals_per_table"
+    assert str(info.value).startswith("deals per table of roi must be")  # not the engine's name
     with pytest.raises(ApplicationError, match="set by deals_per_table"):
         make_tournament(options={"fixed_deals": 3})
     with pytest.raises(ApplicationError, match="unknown seating format"):
@@ -743,6 +744,18 @@ def test_a_late_worker_does_not_overwrite_the_validation_that_took_over(
 
     monkeypatch.setattr(bots_service, "_validation_report", taken_over_meanwhile)
     assert services.bot_version_validate(version_id=version.pk).status == "validating"
+
+
+def test_a_tournament_whose_rules_the_engine_refuses_does_not_start() -> None:
+    tournament = make_tournament(rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["heuristic", "lowest", "random", "random"])
+    # A setting the engine refuses (only reachable by editing the row behind the service).
+    Tournament.objects.filter(pk=tournament.pk).update(options={"jokers": True})
+    with pytest.raises(ApplicationError, match="the engine refuses this tournament's rules"):
+        services.tournament_start(tournament=tournament)
+    tournament.refresh_from_db()
+    assert (tournament.status, tournament.current_round) == (Tournament.Status.OPEN, 0)
+    assert not Table.objects.filter(tournament=tournament).exists()
 
 
 def test_a_table_that_cannot_be_played_fails_for_an_operator_to_rerun() -> None:

@@ -204,10 +204,13 @@ def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], di
             overrides["players"] = settings.table_size
             engine = judging.engine_for(game=game, preset=preset, options=overrides, deals=deals)
     except GameError as exc:
-        option = getattr(exc, "option", None)
-        if option == "fixed_deals":
-            option = "deals_per_table"
-        raise ApplicationError(str(exc), code="invalid_option", extra={"option": option}) from None
+        option, message = getattr(exc, "option", None), str(exc)
+        if option == "fixed_deals":  # the engine's name of what the tournament calls
+            option, message = (
+                "deals_per_table",
+                message.replace("option 'fixed_deals'", "deals per table"),
+            )
+        raise ApplicationError(message, code="invalid_option", extra={"option": option}) from None
     if engine.players != (settings.table_size or engine.players):
         raise ApplicationError(
             f"{game}/{engine.preset} is played by {engine.players}, not {settings.table_size}",
@@ -338,6 +341,13 @@ def tournament_start(*, tournament: Tournament) -> Round:
                 "duplicate play compares tables: it needs more entries than one table seats",
                 code="too_few",
             )
+        try:  # settings checked at creation; a row edited behind the services may not hold
+            judging.tournament_engine(tournament=locked)
+        except GameError as exc:
+            raise ApplicationError(
+                f"the engine refuses this tournament's rules ({exc}): change its settings first",
+                code="invalid_option",
+            ) from None
         _transition(
             locked, [Tournament.Status.OPEN], Tournament.Status.RUNNING, started_at=timezone.now()
         )
