@@ -57,7 +57,9 @@ def native_starter() -> Path | None:
     folder = Path(configured or Path(tempfile.gettempdir()) / f"tapis-starter-{os.geteuid()}")
     program = folder / f"tapis-start-{digest}"
     try:
-        folder.mkdir(mode=0o711, exist_ok=True)
+        if not folder.exists():
+            folder.mkdir(mode=0o711, exist_ok=True)  # another process may make it too
+            folder.chmod(0o711)  # whatever the umask
         if not _owned(folder):
             log.warning("sandbox: %s is not the judge's own: the Python starter is used", folder)
             return None
@@ -65,6 +67,13 @@ def native_starter() -> Path | None:
             _build(source, folder, program)
         if not _owned(program):
             log.warning("sandbox: %s is not the judge's own: the Python starter is used", program)
+            return None
+        if not _reachable(program):
+            log.warning(
+                "sandbox: the sandbox uids cannot reach %s (every folder above it needs o+x): "
+                "the Python starter is used",
+                program,
+            )
             return None
     except (OSError, subprocess.SubprocessError) as exc:
         log.info("sandbox: the C starter could not be built (%s): the Python starter is used", exc)
@@ -81,6 +90,13 @@ def _owned(path: Path) -> bool:
         and not stat.S_ISLNK(info.st_mode)
         and not info.st_mode & others_write
     )
+
+
+def _reachable(program: Path) -> bool:
+    """Whether a sandbox uid (to which only the "others" bits apply) can reach and run it."""
+    if not program.stat().st_mode & stat.S_IXOTH:
+        return False
+    return all(folder.stat().st_mode & stat.S_IXOTH for folder in program.parents)
 
 
 def _build(source: bytes, folder: Path, program: Path) -> None:
@@ -102,4 +118,3 @@ def _build(source: bytes, folder: Path, program: Path) -> None:
             raise OSError(f"gcc: {done.stderr.strip()[:300]}")
         built.chmod(0o555)
         os.replace(built, program)  # atomic: another process may build it at the same time
-    folder.chmod(0o711)

@@ -915,6 +915,9 @@ def test_the_c_starter_is_not_used_from_a_folder_others_may_write(
         monkeypatch.setenv("TAPIS_STARTER_DIR", str(folder))
         starters.native_starter.cache_clear()
         assert starters.native_starter() is None
+        folder.chmod(0o700)  # the sandbox uids could not reach it
+        starters.native_starter.cache_clear()
+        assert starters.native_starter() is None
         folder.chmod(0o711)
         starters.native_starter.cache_clear()
         built = starters.native_starter()
