@@ -275,6 +275,10 @@ class TournamentSummary(models.Model):
     crosstable = models.JSONField()
     spread = models.JSONField()  # selectors.TournamentSpread.as_json()
     computed_at = models.DateTimeField(default=timezone.now)
+    # Its public audit (services.TournamentAudit.as_json()), made by a task queued when it
+    # finished (services.tournament_audit_store): None until then.
+    audit = models.JSONField(null=True, blank=True)
+    audited_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"summary of tournament {self.tournament_id}"

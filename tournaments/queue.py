@@ -29,6 +29,7 @@ TABLE_SWEEP: Final = "tournaments.tasks.table_sweep"
 BOT_VERSION_VALIDATE: Final = "tournaments.tasks.bot_version_validate"
 WORKER_HEARTBEAT_RECORD: Final = "tournaments.tasks.worker_heartbeat_record"
 MATCH_BATCH_RUN: Final = "tournaments.tasks.match_batch_run"
+TOURNAMENT_AUDIT_STORE: Final = "tournaments.tasks.tournament_audit_store"
 
 # Tasks that keep the service going: on a queue of their own, so that a backlog of tables never
 # delays them (config.celery routes them; every worker consumes both queues).
@@ -108,6 +109,12 @@ def match_batch_enqueue(*, batch_id: int, options: dict[str, Any]) -> None:
     """Queue a match's batch on the tables' queue once the current transaction commits (a
     failed send leaves it for the match sweep: ``queued_at`` is then stale)."""
     _send_on_commit(MATCH_BATCH_RUN, (batch_id,), **options)
+
+
+def tournament_audit_store(*, tournament_id: int) -> None:
+    """Queue the audit of a tournament that finishes, once the transaction commits (a failed
+    send leaves its audit to be made on its page's first visit, as before summaries)."""
+    _send_on_commit(TOURNAMENT_AUDIT_STORE, (tournament_id,))
 
 
 def bot_version_validate(*, version_id: int) -> None:

@@ -18,6 +18,9 @@ Task policy (docs/operations.md):
   acknowledged, safe to run twice, never retried from memory (the match sweep sends it again).
 * ``worker_heartbeat_record`` records that the worker that ran it is alive (workers record
   their own heartbeat on a timer; the task is for checks by hand).
+* ``tournament_audit_store`` audits a tournament that finished (every deal re-played through
+  the engine) and stores the report for its audit page; safe to run twice, never retried (its
+  page makes the audit when there is none).
 """
 
 from __future__ import annotations
@@ -110,3 +113,16 @@ def bot_version_validate(self: Task, version_id: int) -> dict[str, Any]:
         message = "the infrastructure is away: the validation goes back to the queue"
         raise Reject(message, requeue=True) from exc
     return {"version": version.pk, "status": version.status}
+
+
+@shared_task(
+    bind=True, name=queue.TOURNAMENT_AUDIT_STORE, acks_late=True, reject_on_worker_lost=True
+)
+def tournament_audit_store(self: Task, tournament_id: int) -> dict[str, Any]:
+    """Audit a finished tournament and store the report (services.tournament_audit_store)."""
+    audit = services.tournament_audit_store(tournament_id=tournament_id)
+    return {
+        "tournament": tournament_id,
+        "stored": audit is not None,
+        "ok": audit.ok if audit is not None else None,
+    }

@@ -5,15 +5,18 @@ finished before summaries existed by ``manage.py tournament_summaries``."""
 from __future__ import annotations
 
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from tests.tournaments.factories import enter_builtins, make_tournament
-from tournaments import scoring, selectors, services, statistics
+from tournaments import queue, scoring, selectors, services, statistics
 from tournaments.errors import ApplicationError
 from tournaments.models import Tournament, TournamentSummary
 
@@ -126,3 +129,64 @@ def test_the_presets_spread_reads_the_stored_spreads_as_it_measured_the_rows() -
     assert stored.tournaments == measured.tournaments == 2
     assert stored.tournament_deals == measured.tournament_deals
     assert stored == measured
+
+
+def test_the_finish_queues_the_audit_which_the_audit_page_then_reads(
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+    client: Client,
+) -> None:
+    from celery import current_app
+
+    sent: list[tuple[str, tuple[Any, ...]]] = []
+    monkeypatch.setattr(
+        current_app, "send_task", lambda name, args=(), **_: sent.append((name, tuple(args)))
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament = finished()
+    assert (queue.TOURNAMENT_AUDIT_STORE, (tournament.pk,)) in sent
+    assert TournamentSummary.objects.get(tournament=tournament).audit is None
+    # The task's work (run twice: the same audit).
+    for _ in range(2):
+        audit = services.tournament_audit_store(tournament_id=tournament.pk)
+        assert audit is not None
+        assert audit.ok
+    summary = TournamentSummary.objects.get(tournament=tournament)
+    assert services.TournamentAudit.from_json(summary.audit) == audit
+    assert summary.audited_at is not None
+    # The page shows the stored audit: a stored problem shows; no deal is re-played.
+    problem = "a problem only the stored audit has"
+    summary.audit["problems"] = [problem]
+    summary.audit["ok"] = False
+    summary.audit["checks"][-1].update(verdict="failed", problems=[problem])
+    summary.save()
+    cache.clear()
+    url = reverse("tournaments:tournament-audit", args=[tournament.pk])
+    with CaptureQueriesContext(connection) as captured:
+        html = client.get(url).content.decode()
+    assert f"<li>{problem}</li>" in html
+    assert "The audit found 1 problem" in html
+    assert "this audit was made once and kept" in html
+    sql = " ".join(q["sql"] for q in captured.captured_queries)
+    assert "tournaments_deal" not in sql
+
+
+def test_no_audit_is_stored_for_a_tournament_not_finished() -> None:
+    tournament = make_tournament(name="Open still", rounds=1, deals_per_table=1)
+    assert services.tournament_audit_store(tournament_id=tournament.pk) is None
+    assert services.tournament_audit_store(tournament_id=987654) is None
+
+
+def test_the_command_makes_the_missing_audits_when_asked() -> None:
+    first, second = finished("First"), finished("Second")
+    services.tournament_audit_store(tournament_id=second.pk)
+    kept = TournamentSummary.objects.get(tournament=second).audited_at
+    out = StringIO()
+    call_command("tournament_summaries", stdout=out)
+    assert TournamentSummary.objects.get(tournament=first).audit is None  # not asked
+    call_command("tournament_summaries", "--audits", stdout=out)
+    assert "1 tournament audit stored" in out.getvalue()
+    assert services.TournamentAudit.from_json(
+        TournamentSummary.objects.get(tournament=first).audit
+    ) == services.tournament_audit(tournament=first, shown_only=True)
+    assert TournamentSummary.objects.get(tournament=second).audited_at == kept

@@ -18,6 +18,7 @@ from tournaments.models import (
     Seat,
     Table,
     Tournament,
+    TournamentSummary,
 )
 from tournaments.page_selectors.common import (
     game_title,
@@ -324,16 +325,27 @@ class TournamentAuditPage:
 def tournament_audit_page(*, tournament_id: int, user: Any) -> TournamentAuditPage:
     """A tournament's audit: every recorded deal re-played, every table's totals and places,
     and once the seed is revealed the commitment and each table's deal seed. A finished
-    tournament never changes: its audit is kept in the cache once made. A running one is
-    audited on every visit (its recorded tables so far)."""
+    tournament never changes: its audit is the one made when it finished and stored in its
+    summary (services.tournament_audit_store), else made on the first visit; either is then
+    kept in the cache. A running one is audited on every visit (its recorded tables so
+    far)."""
     tournament = tournament_or_404(tournament_id, user)
     final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
     # v2: the audit kept as it is, with its checks (v1 kept a dict of its fields).
     key = f"pages:audit:tournament:v2:{tournament.pk}"
     if final:
-        stored = cache.get(key)
-        if isinstance(stored, services.TournamentAudit):
-            return TournamentAuditPage(tournament=tournament, audit=stored, cached=True)
+        kept = cache.get(key)
+        if isinstance(kept, services.TournamentAudit):
+            return TournamentAuditPage(tournament=tournament, audit=kept, cached=True)
+        stored = (
+            TournamentSummary.objects.filter(tournament=tournament, audit__isnull=False)
+            .values_list("audit", flat=True)
+            .first()
+        )
+        if stored is not None:
+            audit = services.TournamentAudit.from_json(stored)
+            cache.set(key, audit, None)
+            return TournamentAuditPage(tournament=tournament, audit=audit, cached=True)
     audit = services.tournament_audit(tournament=tournament, shown_only=True)
     if final:
         cache.set(key, audit, None)

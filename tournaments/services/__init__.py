@@ -28,6 +28,7 @@ from tournaments.services.audit import (
     Verdict,
     deal_audit,
     tournament_audit,
+    tournament_audit_store,
 )
 from tournaments.services.bots import (
     VALIDATION_DEALS,
@@ -134,6 +135,7 @@ __all__ = [
     "table_run",
     "table_sweep",
     "tournament_audit",
+    "tournament_audit_store",
     "tournament_cancel",
     "tournament_check",
     "tournament_check_update",

@@ -6,9 +6,11 @@ import dataclasses
 import enum
 import logging
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.db.models import Prefetch
+from django.utils import timezone
 
 import games
 from games.base import JSON
@@ -21,6 +23,7 @@ from tournaments.models import (
     Seat,
     Table,
     Tournament,
+    TournamentSummary,
     Trick,
 )
 
@@ -60,6 +63,17 @@ class Check:
             "detail": self.detail,
             "problems": list(self.problems),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Check:
+        """The check that :meth:`as_json` wrote."""
+        return cls(
+            name=str(data["name"]),
+            description=str(data["description"]),
+            verdict=Verdict(data["verdict"]),
+            detail=str(data["detail"]),
+            problems=tuple(str(p) for p in data["problems"]),
+        )
 
 
 # The checks of a deal, in the order they are made: (name, description).
@@ -116,6 +130,20 @@ class TournamentAudit:
             "problems": list(self.problems),
             "checks": [check.as_json() for check in self.checks],
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TournamentAudit:
+        """The audit that :meth:`as_json` wrote (a finished tournament's stored one)."""
+        commitment = data["commitment_ok"]
+        return cls(
+            tournament_id=int(data["tournament"]),
+            ok=bool(data["ok"]),
+            deals=int(data["deals"]),
+            tables=int(data["tables"]),
+            problems=tuple(str(p) for p in data["problems"]),
+            commitment_ok=None if commitment is None else bool(commitment),
+            checks=tuple(Check.from_json(check) for check in data["checks"]),
+        )
 
 
 class _Checks:
@@ -350,3 +378,22 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
         commitment_ok,
         tuple(result),
     )
+
+
+def tournament_audit_store(*, tournament_id: int) -> TournamentAudit | None:
+    """Make a finished tournament's public audit (:func:`tournament_audit` of the tables whose
+    play may be shown: all of them once it is finished) and store it in its summary, where its
+    audit page reads it instead of re-playing every deal on a visit. Queued when the
+    tournament finishes (:mod:`tournaments.queue`); safe to run twice (the same audit is
+    written again). None, and nothing stored, for a tournament that is not finished or has no
+    summary."""
+    tournament = Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.FINISHED
+    ).first()
+    if tournament is None or not TournamentSummary.objects.filter(tournament=tournament).exists():
+        return None
+    audit = tournament_audit(tournament=tournament, shown_only=True)
+    TournamentSummary.objects.filter(tournament=tournament).update(
+        audit=audit.as_json(), audited_at=timezone.now()
+    )
+    return audit

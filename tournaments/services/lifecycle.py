@@ -428,8 +428,8 @@ def round_advance(*, tournament: Tournament) -> Round | None:
 
 def tournament_finish(*, tournament: Tournament) -> Tournament:
     """Finish a running tournament: reveal its seed, freeze the final standings, update the
-    ratings and store its summary (neither for a practice run). Runs once (compare-and-set on
-    the status)."""
+    ratings, store its summary and queue its audit (stored for its audit page; none of these
+    three for a practice run). Runs once (compare-and-set on the status)."""
     now = timezone.now()
     with transaction.atomic():
         updated = Tournament.objects.filter(
@@ -448,6 +448,7 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         if not tournament.practice:  # a practice run is never rated, and has no pages of standings
             ratings_update(tournament=tournament)
             tournament_summary_store(tournament=tournament)
+            queue.tournament_audit_store(tournament_id=tournament.pk)
     return tournament
 
 
