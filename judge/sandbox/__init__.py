@@ -2,8 +2,8 @@
 
 A submitted bot is a stranger's program. :func:`spawn_bot` starts it under
 ``bwrap`` with every namespace unshared (no network at all), as an unprivileged
-host uid of its own, on a read-only system that holds only the Python runtime,
-with its own files read-only at ``/bot``, a private size-limited ``/tmp``, a
+host uid of its own, on a read-only system that holds only the runtimes (``/usr``),
+with its own files read-only at ``/bot``, a private size-limited ``noexec`` ``/tmp``, a
 minimal environment, resource limits and a seccomp filter; :meth:`BotProcess.kill`
 kills the whole process tree. docs/sandbox.md explains the threat model and what
 each measure defends.
@@ -21,7 +21,8 @@ How a sandbox starts (``mode="bwrap"``):
 3. the judge opens a pidfd on that child and, when the host offers a usable
    cgroup v2, moves it into a fresh cgroup with ``memory.max`` and
    ``pids.max``; then releases the block pipe;
-4. bubblewrap loads the seccomp filter and executes the bot.
+4. bubblewrap loads the seccomp filter and executes the starter (``starters``), which makes
+   every writable mount ``noexec``, drops the privileges that took and becomes the bot.
 
 Nothing of the bot runs before all its limits are in place, and no Python runs
 between fork and exec in the judge (``preexec_fn`` is unsafe with threads).
@@ -29,8 +30,8 @@ between fork and exec in the judge (``preexec_fn`` is unsafe with threads).
 
 The package: ``limits`` (modes, paths, resource limits, the error), ``process`` (a running
 bot), ``bwrap`` (the sandbox), ``uids`` (host uids), ``cgroups`` (cgroup v2), ``seccomp`` (the
-filter), ``commands`` (setpriv, prlimit, the environment), ``unsandboxed`` (mode "none") and
-``status``. The names below are its interface.
+filter), ``starters`` (``noexec``), ``commands`` (setpriv, prlimit, the environment),
+``unsandboxed`` (mode "none") and ``status``. The names below are its interface.
 """
 
 from __future__ import annotations
