@@ -158,7 +158,7 @@ def main() -> None:
         f"{time.perf_counter() - cold:.2f} s"
     )
     print(
-        f"{'page':28} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'cpu p95':>8} {'queries':>8}"
+        f"{'page':30} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'cpu p95':>8} {'queries':>8}"
         "  goal p95 <= 50"
     )
     for name, path, cold in pages:
@@ -188,7 +188,7 @@ def main() -> None:
             client.get(url)
         p95 = percentile(times, 0.95)
         print(
-            f"{name:28} {statistics.median(times):8.1f} {p95:8.1f} {max(times):8.1f} "
+            f"{name:30} {statistics.median(times):8.1f} {p95:8.1f} {max(times):8.1f} "
             f"{percentile(cpu, 0.95):8.1f} {len(queries):8d}  {'ok' if p95 <= 50 else 'OVER'}"
         )
     print(f"load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs, shared)")
