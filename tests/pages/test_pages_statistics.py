@@ -367,3 +367,29 @@ def test_a_large_crosstable_is_shown_by_square_blocks(
     assert '<span aria-current="page">3\u20134</span>' in html  # the rows shown
     assert '<a href="?rows=2&amp;columns=2">3\u20134</a>' in html  # the other columns
     assert html.count("4 deals</span>") == 4  # 2 rows x 2 columns, none on the diagonal
+
+
+def test_a_running_tournaments_live_part_is_rendered_once_per_version_for_every_viewer(
+    client: Client,
+) -> None:
+    """Every viewer's polling after a change gets the rendering the first one made (the
+    standings are not computed again for each), until the next change."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    tournament = running_with_one_table_done("Watched cup", entries=8, deals=1)
+    url = reverse("tournaments:tournament-live", args=[tournament.pk])
+    first = client.get(url).content.decode()
+    with CaptureQueriesContext(connection) as captured:
+        second = Client().get(url).content.decode()
+    assert second == first
+    sql = " ".join(q["sql"] for q in captured.captured_queries)
+    assert "tournaments_deal" not in sql  # no standings, no statistics computed again
+    assert "tournaments_seat" not in sql
+    # A table recorded: a new version, a new rendering.
+    table = Table.objects.filter(tournament=tournament, status=Table.Status.PENDING).first()
+    assert table is not None
+    services.table_run(table_id=table.pk, worker="test", token="t-watched")
+    third = Client().get(url).content.decode()
+    done = re.compile(r'data-testid="tables-done">(\d+) of')
+    assert [done.findall(html) for html in (first, third)] == [["2"], ["3"]]

@@ -25,6 +25,9 @@ LEADERBOARD_SIZE = 5
 HEAD_TO_HEAD_SIZE = 10
 # How long the rendering of a finished tournament's page is kept (templates' {% cache %}).
 FINAL_PAGE_SECONDS = 24 * 3600
+# How long the rendering of a running tournament's live part is kept, under its version (which
+# moves with every change): only bounds the memory of versions gone by.
+LIVE_PART_SECONDS = 120
 
 
 def paginate(items: QuerySet[Any] | Sequence[Any], page: str | int | None, size: int) -> Page:

@@ -25,6 +25,7 @@ from tournaments.models import (
 )
 from tournaments.page_selectors.common import (
     FINAL_PAGE_SECONDS,
+    LIVE_PART_SECONDS,
     PAGE_SIZE,
     ProgressView,
     catalogue,
@@ -300,10 +301,13 @@ class TournamentLive:
         self.cache_key = (
             f"{tournament.pk}:{version}:{_viewer_key(tournament, user)}:{self.page_number}"
         )
-        # Only a finished or cancelled tournament's page is kept rendered: it never changes
-        # again (0: not kept; a running one changes with every table anyway).
+        # A finished or cancelled tournament's page is kept rendered: it never changes again.
+        # Before, only its live part (progress, standings, rounds) is, under its version: every
+        # viewer's polling after a table is recorded gets the rendering the first one made;
+        # the rest of the page (its settings may still change) is not kept (0).
         final = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)
-        self.cache_seconds = FINAL_PAGE_SECONDS if final else 0
+        self.cache_seconds = FINAL_PAGE_SECONDS if final else LIVE_PART_SECONDS
+        self.page_cache_seconds = FINAL_PAGE_SECONDS if final else 0
 
     @functools.cached_property
     def statistics(self) -> selectors.TournamentStatistics:
@@ -350,7 +354,7 @@ class TournamentPage:
         self.tournament = tournament
         self.live = live
         self.cache_key = live.cache_key
-        self.cache_seconds = live.cache_seconds
+        self.cache_seconds = live.page_cache_seconds
         self.game_title = game_title(tournament.game)
         self.preset_doc = preset_doc(game=tournament.game, preset=tournament.preset)
         self.rules = rules_in_words(
