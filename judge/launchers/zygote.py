@@ -158,6 +158,7 @@ class Zygote:
                 str(theirs.fileno()),
                 str(bot_filter),
                 str(key.limits.tmp_bytes),
+                prepared.command[-1],  # the entry, whose imports the zygote makes ahead
             ]
             # The zygote's own processes do not count against the bot's.
             processes = key.limits.max_processes + ZYGOTE_PROCESSES

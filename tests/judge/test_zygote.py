@@ -177,6 +177,49 @@ def test_a_seat_whose_zygote_fails_is_started_alone_and_the_others_are_forked(
     assert zygote.idle_count() == 2
 
 
+# Reports whether heapq (which it imports) was imported before its code ran, whether json (which
+# it does not import) is there, and where its random module comes from.
+IMPORTS = """\
+import sys
+ahead = "heapq" in sys.modules
+import heapq
+import random
+from tapis_bot import Bot, run
+
+
+class Imports(Bot):
+    name = "%d %d %s" % (ahead, "json" in sys.modules, random.__file__)
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(Imports())
+"""
+
+
+def test_the_zygote_imports_what_the_bots_entry_imports_and_no_more(tmp_path: Path) -> None:
+    bot = write_bot(tmp_path, IMPORTS)
+    forked = table([bot, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    alone = table([bot, "builtin:lowest", "builtin:lowest", "builtin:lowest"], zygotes=False)
+    assert forked.faults == alone.faults == ()
+    assert forked.seats[0].name == "1 0 /usr/lib/python3.11/random.py"  # heapq ahead, no json
+    assert alone.seats[0].name == "0 0 /usr/lib/python3.11/random.py"
+
+
+def test_a_module_of_the_bots_own_is_not_shadowed_by_the_zygotes(tmp_path: Path) -> None:
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "tapis.json").write_text('{"entry": "main.py", "runtime": "python3"}')
+    (package / "main.py").write_text(IMPORTS)
+    (package / "random.py").write_text("def random():\n    return 0.5\n")
+    for path in (tmp_path, package):
+        path.chmod(0o755)
+    forked = table([package, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
+    assert forked.faults == ()
+    assert forked.seats[0].name == "1 0 /bot/random.py"  # its own, as when started alone
+
+
 def test_a_crash_is_the_bots_and_the_zygote_serves_the_next_table(tmp_path: Path) -> None:
     crash = write_bot(tmp_path, "import sys\nsys.stderr.write('boom\\n')\nsys.exit(3)\n")
     alone = table([crash, "builtin:lowest", "builtin:lowest", "builtin:lowest"], zygotes=False)
