@@ -413,29 +413,32 @@ function drawTimeline() {
 // --- moving -----------------------------------------------------------------------------------
 
 // A step outside the window held: its window is loaded, then the viewer goes there (to the
-// last step asked for, if several were while it loaded).
+// last step asked for, if several were while it loaded). Only the latest load is used: an
+// earlier one that answers late (the slider dragged across windows) is dropped.
 const stepsUrl = viewer.dataset.stepsUrl;
 let wanted = null;
 let loading = null;
+let requests = 0;
 function load(number) {
   if (loading === number) return;
   loading = number;
+  const ticket = ++requests;
   fetch(stepsUrl.replace(/\/0\/$/, `/${number}/`), { headers: { Accept: "application/json" } })
     .then((response) => {
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       return response.json();
     })
     .then((win) => {
+      if (ticket !== requests) return;
       loading = null;
       hold(win);
       buildTimeline();
-      if (wanted) {
-        const [k, options] = wanted;
-        wanted = null;
-        go(k, options);
-      }
+      const [k, options] = wanted ?? [step, { push: false }];
+      wanted = null;
+      go(k, options);
     })
     .catch(() => {
+      if (ticket !== requests) return;
       loading = null;
       wanted = null;
       pause();
