@@ -500,6 +500,10 @@ TAPIS_MATCH_BATCHES = int(env_str("TAPIS_MATCH_BATCHES", "1"))
 # this many started per author in an hour.
 TAPIS_PRACTICE_ACTIVE = int(env_str("TAPIS_PRACTICE_ACTIVE", "2"))
 TAPIS_PRACTICE_PER_HOUR = int(env_str("TAPIS_PRACTICE_PER_HOUR", "20"))
+# Practice tables of all authors in flight at once (sent or playing): their fair share of the
+# workers; the others wait unsent. And a practice table's time bank per seat (seconds).
+TAPIS_PRACTICE_IN_FLIGHT = int(env_str("TAPIS_PRACTICE_IN_FLIGHT", "2"))
+TAPIS_PRACTICE_BANK_SECONDS = float(env_str("TAPIS_PRACTICE_BANK_SECONDS", "2"))
 TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))
 
 # ---------------------------------------------------------------------------------------------

@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from judge.runner import Limits
 from tests.tournaments.factories import (
     BotFactory,
     BuiltinVersionFactory,
     UserFactory,
+    enter_builtins,
     file_version,
+    make_tournament,
 )
 from tournaments import conf, selectors, services
 from tournaments.errors import ApplicationError
@@ -189,3 +192,121 @@ def test_a_practice_run_counts_in_no_statistic() -> None:
     assert Tournament.objects.filter(practice=True, status="finished").count() == 2
     spread = selectors.preset_spread_source(game="hearts", preset="whisthub")
     assert spread.tournaments == 0
+
+
+# -- The practice runs' fair share of the workers (TAPIS_PRACTICE_IN_FLIGHT) ----------------
+
+
+def _sent(runs: list[Tournament]) -> list[int]:
+    """The runs whose table is in flight (sent to the workers, or playing), in order."""
+    tables = Table.objects.filter(tournament__in=runs)
+    in_flight = tables.filter(status=Table.Status.RUNNING) | tables.filter(
+        status=Table.Status.PENDING, queued_at__isnull=False
+    )
+    return sorted(in_flight.values_list("tournament_id", flat=True))
+
+
+def test_many_authors_runs_never_have_more_than_the_cap_in_flight(settings: Any) -> None:
+    """Twelve runs of six authors with room for three: three are sent, the others wait
+    unsent; each run that ends sends the next one, an author's first run before anyone's
+    second; every run is played in the end, and never more than three at once."""
+    settings.TAPIS_PRACTICE_IN_FLIGHT = 3
+    versions = [BuiltinVersionFactory.create() for _ in range(6)]
+    runs = [
+        services.practice_create(owner=v.bot.owner, version=v, deals=1)
+        for v in versions
+        for _ in range(2)
+    ]
+    by_pk = {run.pk: run for run in runs}
+    # First come, first sent: the first author's two runs and the second's first.
+    assert _sent(runs) == [runs[0].pk, runs[1].pk, runs[2].pk]
+    assert services.practice_tables_in_flight() == 3
+    waiting = Table.objects.filter(tournament__in=runs[3:])
+    assert set(waiting.values_list("queued_at", flat=True)) == {None}
+    # A sweep sends no waiting run while the slots are full, even long after.
+    later = timezone.now() + timedelta(seconds=conf.pending_requeue_seconds() + 1)
+    report = services.table_sweep(now=later)
+    assert sorted(report.resent) == sorted(
+        Table.objects.filter(tournament__in=runs[:3]).values_list("pk", flat=True)
+    )
+    assert _sent(runs) == [runs[0].pk, runs[1].pk, runs[2].pk]
+
+    # The first run ends: its slot goes to the third author (no run in flight), not to the
+    # second author's second run (one in flight) though it waited longer.
+    first = Table.objects.get(tournament=runs[0])
+    assert services.table_run(table_id=first.pk, worker="w", token="t0").outcome == "recorded"
+    assert _sent(runs) == [runs[1].pk, runs[2].pk, runs[4].pk]
+
+    played = [runs[0].pk]
+    while len(played) < len(runs):
+        table = (
+            Table.objects.filter(
+                tournament__in=runs, status=Table.Status.PENDING, queued_at__isnull=False
+            )
+            .order_by("queued_at", "pk")
+            .first()
+        )
+        assert table is not None, "a run waits with no run in flight to free its slot"
+        outcome = services.table_run(table_id=table.pk, worker="w", token=f"t{table.pk}")
+        assert outcome.outcome == "recorded"
+        played.append(table.tournament_id)
+        assert len(_sent(runs)) == min(3, len(runs) - len(played))
+    assert sorted(played) == sorted(by_pk)
+    assert set(Tournament.objects.filter(pk__in=by_pk).values_list("status", flat=True)) == {
+        Tournament.Status.FINISHED
+    }
+
+
+def test_a_waiting_run_is_sent_by_the_sweep_when_its_message_or_its_worker_is_lost(
+    settings: Any,
+) -> None:
+    """Nothing waits for ever: a run whose message could not be sent, or whose worker gave its
+    table back, waits unsent again, and the next sweep (or the next run to end) sends it."""
+    settings.TAPIS_PRACTICE_IN_FLIGHT = 1
+    version = BuiltinVersionFactory.create()
+    owner = version.bot.owner
+    first = services.practice_create(owner=owner, version=version, deals=1)
+    second = services.practice_create(owner=owner, version=version, deals=1)
+    assert _sent([first, second]) == [first.pk]
+    table = Table.objects.get(tournament=first)
+    # The broker refused the message (queue.table_send clears queued_at): the sweep sends it.
+    Table.objects.filter(pk=table.pk).update(queued_at=None)
+    assert services.practice_tables_in_flight() == 0
+    assert services.table_sweep().resent == [table.pk]
+    assert _sent([first, second]) == [first.pk]
+    # Its worker gives it back (the database was away): pending, unsent, sent by the sweep.
+    assert services.table_claim(table_id=table.pk, worker="w", token="a")
+    assert services.table_release(table_id=table.pk, token="a", reason="database: away")
+    assert services.table_sweep().resent == [table.pk]
+    assert services.table_run(table_id=table.pk, worker="w", token="b").outcome == "recorded"
+    assert _sent([first, second]) == [second.pk]
+    # A table that fails ends its run and frees its slot too.
+    other = services.practice_create(owner=owner, version=version, deals=1)
+    assert _sent([second, other]) == [second.pk]
+    second_table = Table.objects.get(tournament=second)
+    assert services.table_claim(table_id=second_table.pk, worker="w", token="c")
+    assert services.table_fail(table_id=second_table.pk, token="c", error="Boom")
+    assert _sent([second, other]) == [other.pk]
+
+
+def test_a_tournaments_tables_are_sent_at_once_whatever_the_practice_runs(
+    settings: Any,
+) -> None:
+    settings.TAPIS_PRACTICE_IN_FLIGHT = 1
+    for _ in range(3):
+        version = BuiltinVersionFactory.create()
+        services.practice_create(owner=version.bot.owner, version=version, deals=1)
+    assert services.practice_tables_in_flight() == 1
+    tournament = make_tournament(rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 8)
+    services.tournament_start(tournament=tournament)
+    tables = Table.objects.filter(tournament=tournament)
+    assert tables.count() == 2
+    assert None not in set(tables.values_list("queued_at", flat=True))
+
+
+def test_a_practice_run_has_the_practice_bank(settings: Any) -> None:
+    settings.TAPIS_PRACTICE_BANK_SECONDS = 0.5
+    version = BuiltinVersionFactory.create()
+    run = services.practice_create(owner=version.bot.owner, version=version, deals=1)
+    assert (run.bank_seconds, run.decision_seconds) == (0.5, Limits().decision)

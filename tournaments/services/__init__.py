@@ -11,7 +11,9 @@ per entity, their public names gathered here (``from tournaments import services
 - :mod:`~tournaments.services.audit`: re-playing recorded deals through the engine;
 - :mod:`~tournaments.services.workers`: the workers' heartbeats;
 - :mod:`~tournaments.services.matches`: matches between two versions ("is v2 better?");
-- :mod:`~tournaments.services.practice`: practice runs, a version's "try it".
+- :mod:`~tournaments.services.practice`: practice runs, a version's "try it";
+- :mod:`~tournaments.services.fairshare`: the fair share of the workers that matches and
+  practice runs have, beside tournaments.
 
 Every state change is a compare-and-set (``filter(pk=..., status=...).update(...)`` and check
 the count) or happens under ``select_for_update`` of the rows concerned, so that two workers,
@@ -64,8 +66,10 @@ from tournaments.services.matches import (
 )
 from tournaments.services.practice import (
     practice_create,
+    practice_dispatch,
     practice_opponents,
     practice_table_failed,
+    practice_tables_in_flight,
 )
 from tournaments.services.ratings import ratings_update
 from tournaments.services.recording import table_record_result
@@ -120,8 +124,10 @@ __all__ = [
     "match_run_here",
     "match_sweep",
     "practice_create",
+    "practice_dispatch",
     "practice_opponents",
     "practice_table_failed",
+    "practice_tables_in_flight",
     "ratings_update",
     "round_advance",
     "sweep_if_due",

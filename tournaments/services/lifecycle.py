@@ -358,7 +358,8 @@ def tournament_start(*, tournament: Tournament) -> Round:
 
 
 def round_advance(*, tournament: Tournament) -> Round | None:
-    """Seat the next round from the standings and queue its tables; after the last round,
+    """Seat the next round from the standings and queue its tables (a practice run's table is
+    left for :func:`~tournaments.services.practice.practice_dispatch`); after the last round,
     finish the tournament. Idempotent: a round is seated once."""
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
@@ -402,7 +403,8 @@ def round_advance(*, tournament: Tournament) -> Round | None:
                         table_number=t,
                         duplicate=locked.duplicate,
                     ),
-                    queued_at=now,
+                    # A practice table waits for its turn (services.practice_dispatch).
+                    queued_at=None if locked.practice else now,
                 )
                 for t in range(1, len(seating) + 1)
             ]
@@ -421,8 +423,9 @@ def round_advance(*, tournament: Tournament) -> Round | None:
         )
         Tournament.objects.filter(pk=locked.pk).update(current_round=number)
         tournament.current_round = number
-        for table in tables:
-            queue.table_enqueue(table=table, tournament=locked)
+        if not locked.practice:
+            for table in tables:
+                queue.table_enqueue(table=table, tournament=locked)
         return round_
 
 

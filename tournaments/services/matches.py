@@ -44,6 +44,7 @@ from judge.runner import BotSpec, Limits, TableResult, run_table
 from tournaments import conf, judging, queue, seeds, statistics
 from tournaments.errors import DATABASE_ERRORS, ApplicationError
 from tournaments.models import BotVersion, Match, MatchBatch
+from tournaments.services import fairshare
 
 log = logging.getLogger(__name__)
 
@@ -249,26 +250,35 @@ def _batch_seed(match: Match, number: int) -> int:
 
 
 def _dispatch() -> list[int]:
-    """Create the next batch of the waiting matches while slots are free (call inside a
-    transaction: the running matches are locked, so two dispatches never overfill the slots;
-    the batches are sent once it commits). Returns the new batches' ids."""
+    """Create and send the next batch of the waiting matches while the matches' pool has free
+    slots (:func:`~tournaments.services.fairshare.fair_share_dispatch`; call inside a
+    transaction: the batches are sent once it commits). A match has one batch in flight at
+    most; the waiting ones take the slots the one with the fewest deals first. Returns the new
+    batches' ids."""
     running = list(
         Match.objects.select_for_update().filter(status=Match.Status.RUNNING).order_by("pk")
     )
     if not running:
         return []
-    busy = set(
-        MatchBatch.objects.filter(match__in=running, status__in=_IN_FLIGHT).values_list(
-            "match_id", flat=True
+    busy: set[int] = set()
+
+    def in_flight() -> int:
+        busy.update(
+            MatchBatch.objects.filter(match__in=running, status__in=_IN_FLIGHT).values_list(
+                "match_id", flat=True
+            )
         )
-    )
-    free = batches_in_flight_cap() - len(busy)
-    waiting = sorted((m for m in running if m.pk not in busy), key=lambda m: (m.deals, m.pk))
-    created = []
-    for match in waiting[: max(free, 0)]:
+        return len(busy)
+
+    def waiting() -> list[Match]:
+        return sorted((m for m in running if m.pk not in busy), key=lambda m: (m.deals, m.pk))
+
+    created: list[int] = []
+
+    def start(match: Match) -> bool:
         deals = min(match.batch_deals, match.max_deals - match.deals)
         if deals <= 0:
-            continue
+            return False
         number = MatchBatch.objects.filter(match=match).count() + 1
         players = _engine(match.game, match.preset).players
         batch = MatchBatch.objects.create(
@@ -281,6 +291,15 @@ def _dispatch() -> list[int]:
         )
         _enqueue(batch, match)
         created.append(batch.pk)
+        return True
+
+    fairshare.fair_share_dispatch(
+        pool=fairshare.MATCHES,
+        cap=batches_in_flight_cap(),
+        in_flight=in_flight,
+        waiting=waiting,
+        start=start,
+    )
     return created
 
 

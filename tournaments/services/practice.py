@@ -13,23 +13,36 @@ after its attempts), so nothing of that machinery is written twice. What differs
 * a failed table ends it (cancelled, :func:`practice_table_failed`), where a tournament would
   wait for its organiser to re-run the table;
 * an author may have at most ``TAPIS_PRACTICE_ACTIVE`` runs waiting or playing, and start at
-  most ``TAPIS_PRACTICE_PER_HOUR`` an hour; a run plays 1 to :data:`MAX_DEALS` deals.
+  most ``TAPIS_PRACTICE_PER_HOUR`` an hour; a run plays 1 to :data:`MAX_DEALS` deals;
+* its clock is a tournament's but for the bank: ``TAPIS_PRACTICE_BANK_SECONDS`` (2 s) for a
+  table of a few deals, where a tournament's 20 s last a whole table of many, so that a bot too
+  slow for a tournament runs out of time in its try too, within seconds;
+* all authors together have at most ``TAPIS_PRACTICE_IN_FLIGHT`` practice tables in flight
+  (sent to the workers, or playing): the practice runs' fair share of the workers
+  (:mod:`tournaments.services.fairshare`, as matches have theirs). The others wait, pending
+  and unsent (``queued_at`` NULL), and :func:`practice_dispatch` sends them as those in flight
+  end: when a run is created, when a practice table ends on its worker, and at every sweep.
+  A tournament's table thus waits behind at most that many short practice tables, however
+  many authors try their bots at once.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from judge import bots as builtin_bots
-from tournaments import seeds
+from tournaments import queue, seeds
 from tournaments.errors import ApplicationError
 from tournaments.models import BotVersion, Entry, Table, Tournament
+from tournaments.services import fairshare
 from tournaments.services.lifecycle import round_advance, tournament_settings_checked
 from tournaments.tournament_settings import TournamentSettings
 
@@ -60,6 +73,16 @@ def practice_active_cap() -> int:
 def practice_hourly_cap() -> int:
     """``TAPIS_PRACTICE_PER_HOUR``: practice runs an author may start in an hour."""
     return max(1, int(settings.TAPIS_PRACTICE_PER_HOUR))
+
+
+def practice_in_flight_cap() -> int:
+    """``TAPIS_PRACTICE_IN_FLIGHT``: practice tables of all authors in flight at once."""
+    return max(1, int(settings.TAPIS_PRACTICE_IN_FLIGHT))
+
+
+def practice_bank_seconds() -> float:
+    """``TAPIS_PRACTICE_BANK_SECONDS``: a practice table's time bank per seat."""
+    return max(0.0, float(settings.TAPIS_PRACTICE_BANK_SECONDS))
 
 
 def practice_opponents(*, game: str) -> list[str]:
@@ -130,6 +153,7 @@ def practice_create(
                 rounds=1,
                 deals_per_table=deals,
                 house_bot=opponent,
+                bank_seconds=practice_bank_seconds(),
             )
         )
     except ApplicationError as error:
@@ -168,7 +192,8 @@ def practice_create(
             **values,
         )
         Entry.objects.create(tournament=tournament, version=version, user=owner)
-        round_advance(tournament=tournament)
+        round_advance(tournament=tournament)  # its table waits for a slot (queued_at NULL)
+        practice_dispatch()
     tournament.refresh_from_db()
     return tournament
 
@@ -176,8 +201,9 @@ def practice_create(
 def practice_table_failed(*, table_id: int) -> bool:
     """End the practice run whose table ``table_id`` failed (cancelled: nobody re-runs a
     practice table, its author starts another). A table of a tournament is left alone (its
-    organiser re-runs it). True if a practice run ended."""
-    return bool(
+    organiser re-runs it); its slot goes to the next waiting run. True if a practice run
+    ended."""
+    ended = bool(
         Tournament.objects.filter(
             practice=True,
             status=Tournament.Status.RUNNING,
@@ -185,3 +211,59 @@ def practice_table_failed(*, table_id: int) -> bool:
             tables__status=Table.Status.FAILED,
         ).update(status=Tournament.Status.CANCELLED, finished_at=timezone.now())
     )
+    if ended:
+        practice_dispatch()
+    return ended
+
+
+# Practice tables, by where they are: all of them belong to running practice runs.
+_PRACTICE = Q(tournament__practice=True, tournament__status=Tournament.Status.RUNNING)
+_SENT_OR_PLAYING = Q(status=Table.Status.RUNNING) | Q(
+    status=Table.Status.PENDING, queued_at__isnull=False
+)
+_WAITING = Q(status=Table.Status.PENDING, queued_at__isnull=True)
+
+
+def practice_tables_in_flight() -> int:
+    """Practice tables sent to the workers (their message queued) or playing."""
+    return Table.objects.filter(_PRACTICE & _SENT_OR_PLAYING).count()
+
+
+def practice_dispatch() -> list[int]:
+    """Send waiting practice tables while fewer than ``TAPIS_PRACTICE_IN_FLIGHT`` are in
+    flight, by turns: an author's first waiting run before anyone's second, then the oldest
+    first. A table whose message cannot be sent waits again (``queue.table_send`` clears its
+    ``queued_at``), and so does one given back by its worker: the next dispatch sends it.
+    Returns the tables sent (once the transaction, this one or the caller's, commits)."""
+
+    def waiting() -> list[Table]:
+        tables = list(
+            Table.objects.filter(_PRACTICE & _WAITING).select_related("tournament").order_by("pk")
+        )
+        busy = Counter(
+            Table.objects.filter(_PRACTICE & _SENT_OR_PLAYING).values_list(
+                "tournament__organiser_id", flat=True
+            )
+        )
+        turn: dict[int, int] = {}
+        for table in tables:
+            author = table.tournament.organiser_id
+            turn[table.pk] = busy[author]
+            busy[author] += 1
+        return sorted(tables, key=lambda t: (turn[t.pk], t.pk))
+
+    def start(table: Table) -> bool:
+        sent = Table.objects.filter(pk=table.pk).filter(_WAITING).update(queued_at=timezone.now())
+        if sent:
+            queue.table_enqueue(table=table, tournament=table.tournament)
+        return bool(sent)
+
+    with transaction.atomic():
+        started = fairshare.fair_share_dispatch(
+            pool=fairshare.PRACTICE,
+            cap=practice_in_flight_cap(),
+            in_flight=practice_tables_in_flight,
+            waiting=waiting,
+            start=start,
+        )
+    return [table.pk for table in started]

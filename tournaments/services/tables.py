@@ -31,7 +31,7 @@ from tournaments.models import (
     WorkerHeartbeat,
 )
 from tournaments.services._sql import TABLE, sql_row
-from tournaments.services.practice import practice_table_failed
+from tournaments.services.practice import practice_dispatch, practice_table_failed
 from tournaments.services.recording import table_record_result
 
 if TYPE_CHECKING:
@@ -245,6 +245,18 @@ def table_run(*, table_id: int, worker: str, token: str) -> TableRun:
     table = table_claim(table_id=table_id, worker=worker, token=token)
     if table is None:
         return TableRun(table_id, "skipped", "not claimable (done, taken or out of attempts)")
+    if not table.tournament.practice:
+        return _table_run(table, worker, token)
+    try:
+        return _table_run(table, worker, token)
+    finally:
+        # Its slot goes to the next waiting practice run (or, the database away, the sweep's).
+        with contextlib.suppress(*DATABASE_ERRORS):
+            practice_dispatch()
+
+
+def _table_run(table: Table, worker: str, token: str) -> TableRun:
+    table_id = table.pk
     lease = Lease(table_id, token)
     try:
         with lease.kept():
@@ -360,8 +372,9 @@ def _lease_counts(table: Table) -> bool:
 def table_sweep(*, now: datetime | None = None) -> SweepReport:
     """The periodic sweep: tables whose lease expired (their worker died) go back to the
     queue, or fail after too many attempts; pending tables whose message was not sent, seems
-    lost, or was lost with the broker's data are sent again. Every change is a compare-and-set,
-    so sweeps may overlap."""
+    lost, or was lost with the broker's data are sent again; practice tables waiting for a
+    slot are sent if one is free (:func:`~tournaments.services.practice.practice_dispatch`).
+    Every change is a compare-and-set, so sweeps may overlap."""
     now = now or timezone.now()
     running = Tournament.Status.RUNNING
     requeued, failed, resent = [], [], []
@@ -401,7 +414,9 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
                 requeued.append(table.pk)
     broker_lost = bool(queue.broker_lost_its_queue())
     stale = now - timedelta(seconds=conf.pending_requeue_seconds())
-    pending = Table.objects.filter(status=Table.Status.PENDING, tournament__status=running)
+    pending = Table.objects.filter(status=Table.Status.PENDING, tournament__status=running).exclude(
+        tournament__practice=True, queued_at__isnull=True
+    )  # waiting for a slot: below
     if not broker_lost:
         pending = pending.filter(Q(queued_at__isnull=True) | Q(queued_at__lt=stale))
     for table in pending.select_related("tournament"):
@@ -415,6 +430,7 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
             ).update(queued_at=now):
                 queue.table_enqueue(table=table, tournament=table.tournament)
                 resent.append(table.pk)
+    resent.extend(practice_dispatch())
     return SweepReport(requeued, failed, resent, broker_lost)
 
 
