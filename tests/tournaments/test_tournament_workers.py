@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from django.conf import settings as conf_settings
 from django.db.models import Count
 from django.utils import timezone
 
@@ -15,6 +16,7 @@ from tests.conftest import LiveWorker
 from tests.tournaments.factories import (
     BOTS_DIR,
     BotFactory,
+    BuiltinVersionFactory,
     UserFactory,
     enter,
     enter_builtins,
@@ -110,6 +112,66 @@ def test_a_worker_killed_mid_table_loses_nothing(live_worker: LiveWorker) -> Non
     # Claimed twice; the kill (the worker gone, not the table's play) gave its attempt back.
     assert all((t.claims, t.attempts) == (2, 1) for t in Table.objects.filter(pk__in=killed))
     assert Table.objects.filter(tournament=tournament).count() == 4
+
+
+def test_a_bot_that_sleeps_past_its_time_gets_a_finished_practice_run_that_says_so(
+    live_worker: LiveWorker,
+) -> None:
+    """A practice run's clock is short (TAPIS_PRACTICE_BANK_SECONDS): a bot that never
+    answers in time runs out of it, the judge plays for it, and the run finishes with the
+    timeouts in plain words on its page."""
+    from django.test import Client
+    from django.urls import reverse
+
+    bot = BotFactory.create(name="Sleepy")
+    run = services.practice_create(
+        owner=bot.owner, version=file_version(bot, "sleeper"), deals=1, opponent="random"
+    )
+    assert run.bank_seconds == conf_settings.TAPIS_PRACTICE_BANK_SECONDS
+    wait_for(finished(run), 120, live_worker, "the practice run of a sleeper")
+    faults = Fault.objects.filter(table__tournament=run)
+    assert {fault.kind for fault in faults} == {"timeout"}
+    assert faults.count() == run.max_faults  # then a built-in bot took its seat
+    assert Deal.objects.filter(table__tournament=run).count() == 1
+    client = Client()
+    client.force_login(bot.owner)
+    html = client.get(reverse("tournaments:practice", args=[run.pk])).content.decode()
+    assert "ran out of time at deal 1, decision 1" in html, html
+
+
+def test_a_tournaments_table_queued_after_30_practice_runs_is_played_before_most_of_them(
+    live_worker: LiveWorker,
+) -> None:
+    """Practice runs have a fair share of the workers (TAPIS_PRACTICE_IN_FLIGHT): thirty runs
+    of fifteen authors send only that many tables to the queue, so a tournament's table
+    queued after them is played before all the others, which are then all played."""
+    live_worker.stop()  # the queue is filled first, then the worker serves it in order
+    cap = services.practice_in_flight_cap()
+    runs = []
+    for _ in range(15):
+        version = BuiltinVersionFactory.create()
+        for _ in range(2):
+            runs.append(services.practice_create(owner=version.bot.owner, version=version, deals=1))
+    assert services.practice_tables_in_flight() == cap
+    tournament = make_tournament(rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 4)
+    services.tournament_start(tournament=tournament)
+    live_worker.start()
+
+    wait_for(finished(tournament), 120, live_worker, "the tournament to finish")
+    practice = Table.objects.filter(tournament__practice=True)
+    wait_for(
+        lambda: not Tournament.objects.filter(practice=True, status="running").exists(),
+        180,
+        live_worker,
+        "every practice run to finish",
+    )
+    assert set(practice.values_list("status", flat=True)) == {Table.Status.DONE}
+    assert practice.count() == 30
+    table = Table.objects.get(tournament=tournament)
+    assert table.started_at is not None
+    before = practice.filter(started_at__lt=table.started_at).count()
+    assert before <= cap, f"{before} practice tables were played before the tournament's"
 
 
 def test_an_upload_is_validated_by_a_worker(live_worker: LiveWorker) -> None:

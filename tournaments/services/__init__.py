@@ -67,6 +67,7 @@ from tournaments.services.matches import (
 from tournaments.services.practice import (
     practice_create,
     practice_dispatch,
+    practice_in_flight_cap,
     practice_opponents,
     practice_table_failed,
     practice_tables_in_flight,
@@ -125,6 +126,7 @@ __all__ = [
     "match_sweep",
     "practice_create",
     "practice_dispatch",
+    "practice_in_flight_cap",
     "practice_opponents",
     "practice_table_failed",
     "practice_tables_in_flight",
