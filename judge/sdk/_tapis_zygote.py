@@ -28,12 +28,15 @@ When a bot it forked exits, it sends ``exit N STATUS`` (STATUS as the shell has 
 code, or 128 + the signal). End of file on the socket (the judge gone) ends it.
 """
 
+# _signal and _socket rather than signal and socket: those build enums (and import enum and
+# selectors), a tenth of a zygote's start; what a bot imports it imports itself.
+import _signal
+import _socket
+import array
 import ctypes
 import gc
 import os
 import select
-import signal
-import socket
 import sys
 
 # What every child needs (atexit) and the SDK: imported once here rather than at every table.
@@ -119,7 +122,7 @@ def main() -> None:
         # Its clean kills every process it may signal: only pid 1 of a pid namespace of its
         # own may do that (outside, it would reach every process of its uid, or of the host).
         sys.exit("_tapis_zygote: refusing to run outside a pid namespace of its own (pid 1)")
-    control = socket.socket(fileno=int(sys.argv[1]))
+    control = _socket.socket(fileno=int(sys.argv[1]))
     with open(int(sys.argv[2]), "rb") as program:
         privileges = Privileges(program.read())
     tmp_bytes = int(sys.argv[3])
@@ -134,8 +137,8 @@ def main() -> None:
             pass
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
+    _signal.set_wakeup_fd(wake_w)
+    _signal.signal(_signal.SIGCHLD, lambda *_: None)
     # Objects made so far live as long as the zygote: out of the collector's sight, a child's
     # collections neither walk them nor copy their pages (copy-on-write) by touching them.
     gc.collect()
@@ -149,7 +152,7 @@ def main() -> None:
             os.read(wake_r, 512)
             child = _reap(control, child)
         if control.fileno() in readable:
-            message, fds, _, _ = socket.recv_fds(control, 4096, 3)
+            message, fds = _recv_fds(control, 3)
             if not message:
                 os._exit(0)
             command, _, argument = message.partition(b" ")
@@ -167,7 +170,7 @@ def main() -> None:
                 # A pidfd, taken before the bot can be reaped (only this loop reaps): the
                 # judge kills and watches the bot through it, whatever happens here later.
                 pidfd = os.pidfd_open(pid)
-                socket.send_fds(control, [b"pid %d" % pid], [pidfd])
+                _send_fds(control, b"pid %d" % pid, [pidfd])
                 os.close(pidfd)
             elif command == b"clean":
                 _kill_all()
@@ -205,7 +208,23 @@ def _imported_by(entry: str) -> list[str]:
     return names
 
 
-def _enter_home(control: socket.socket) -> None:
+def _recv_fds(control: _socket.socket, most: int) -> tuple[bytes, list[int]]:
+    """A message and the descriptors sent with it (at most ``most``), as socket.recv_fds."""
+    fds = array.array("i")
+    message, ancillary, _, _ = control.recvmsg(4096, _socket.CMSG_LEN(most * fds.itemsize))
+    for level, kind, data in ancillary:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    return message, list(fds)
+
+
+def _send_fds(control: _socket.socket, message: bytes, fds: list[int]) -> None:
+    """``message`` with the descriptors ``fds``, as socket.send_fds."""
+    rights = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", fds))
+    control.sendmsg([message], [rights])
+
+
+def _enter_home(control: _socket.socket) -> None:
     """Move into namespaces of the zygote's own user namespace, which it can come back to.
 
     bubblewrap's --disable-userns runs the zygote in a user namespace nested in the one that
@@ -292,8 +311,8 @@ def _become_bot(bot: Bot, inherited: list[int]) -> None:
         if bot.cpus != b"-":  # before any of the bot's code runs
             os.sched_setaffinity(0, {int(cpu) for cpu in bot.cpus.split(b",")})
         os.setsid()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _signal.set_wakeup_fd(-1)
+        _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         for target, fd in enumerate(bot.fds):
             os.dup2(fd, target)
         for fd in [*bot.fds, *inherited]:
@@ -307,7 +326,7 @@ def _become_bot(bot: Bot, inherited: list[int]) -> None:
         os._exit(code)
 
 
-def _reap(control: socket.socket, child: int) -> int:
+def _reap(control: _socket.socket, child: int) -> int:
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -334,7 +353,7 @@ def _kill_all() -> None:
     if os.getpid() != 1:
         os._exit(1)
     try:
-        os.kill(-1, signal.SIGKILL)
+        os.kill(-1, _signal.SIGKILL)
     except ProcessLookupError:
         return
     while True:
