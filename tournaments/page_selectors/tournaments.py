@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from django.core.paginator import Page
 from django.db.models import Count, Q
 from django.http import Http404
+from django.template.defaultfilters import pluralize
 
 from tournaments import formats, seeds, selectors, statistics, visibility
 from tournaments.errors import ApplicationError
@@ -337,7 +338,10 @@ class TournamentLive:
         """The progress in one sentence, for the page's live region."""
         p = self.progress
         if p.status == Tournament.Status.FINISHED:
-            return f"Finished: {p.tables_done} tables played over {p.rounds} rounds."
+            return (
+                f"Finished: {p.tables_done} table{pluralize(p.tables_done)} played over "
+                f"{p.rounds} round{pluralize(p.rounds)}."
+            )
         if p.status != Tournament.Status.RUNNING:
             return f"{p.status_label.capitalize()}."
         return (

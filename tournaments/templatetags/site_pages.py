@@ -5,6 +5,7 @@ bars."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 
@@ -15,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.models import Entry
 from tournaments.page_selectors import CrossCell, CrossGrid, Crosstable, EntryConfidence, SeatLine
+from tournaments.page_selectors.deals import card_view
 from tournaments.page_selectors.tournaments import signed
 
 register = template.Library()
@@ -106,3 +108,22 @@ def crosstable_rows(
     the template's loop: ``{% for number, entry, cells in page.crosstable|crosstable_rows:grid
     %}``."""
     return crosstable.rows(grid)
+
+
+_CARD_IN_TEXT = re.compile(r"\b[2-9TJQKA][SHDC]\b")
+
+
+@register.filter
+def card_sentence(text: object) -> SafeString:
+    """A step's sentence ("Bob discards TH") with its card names drawn as the page's cards
+    (10♥), as replay.js's ``sentence`` draws them above: the table of every decision, the
+    page without JavaScript, says the same as the viewer.
+
+    >>> print(card_sentence("<b> discards TH"))
+    &lt;b&gt; discards <span class="pcard sH">10<span aria-hidden="true">♥</span><span \
+class="visually-hidden"> of hearts</span></span>
+    """
+    escaped = str(escape(text))
+    return mark_safe(  # escaped above; the cards are format_html's markup
+        _CARD_IN_TEXT.sub(lambda match: str(card_view(match.group(0))), escaped)
+    )

@@ -1,0 +1,68 @@
+"""What the pages say, in words a reader takes at face value: plurals, the standings' rules of
+a duplicate tournament, the titles of a deal's pages, cards written as cards (the quality sweep
+of the demo found each of these wrong)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.template.loader import render_to_string
+from django.test import Client
+from django.urls import reverse
+
+from tests.pages.conftest import SiteWorld, play_to_the_end
+from tests.tournaments.factories import enter_builtins, make_tournament
+from tournaments import services
+from tournaments.models import BotVersion, Deal, Table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_duplicate_tournament_says_it_ranks_by_matchpoints_in_the_right_numbers(
+    client: Client,
+) -> None:
+    tournament = make_tournament(name="Duplicate cup", rounds=1, deals_per_table=1, duplicate=True)
+    enter_builtins(tournament, ["random"] * 8)
+    services.tournament_start(tournament=tournament)
+    play_to_the_end(tournament)
+
+    html = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk])).content
+    text = re.sub(r"\s+", " ", html.decode())
+    assert "Finished: 2 tables played over 1 round." in text  # not "1 rounds"
+    # Duplicate points are matchpoints, not the places of a table.
+    assert "by points (matchpoints: on each deal, 1 for each seat of another table" in text
+    assert "for the places of a table" not in text
+    # The relative score is better when positive (the standings sort it so), whatever the game.
+    assert "lower scores are better" not in text
+    assert "positive is better: fewer points than the table's average" in text
+
+
+def test_a_standard_tournament_says_its_place_points(site_world: SiteWorld, client: Client) -> None:
+    url = reverse("tournaments:tournament-detail", args=[site_world.finished.pk])
+    text = re.sub(r"\s+", " ", client.get(url).content.decode())
+    assert "Finished: 2 tables played over 2 rounds." in text
+    assert "by points (4, 2, 1, 0 for the places of a table)" in text
+
+
+def test_a_deals_pages_are_titled_alike_and_its_decisions_show_cards(
+    site_world: SiteWorld, client: Client
+) -> None:
+    table = Table.objects.filter(tournament=site_world.finished, round__number=1, number=1).get()
+    deal = Deal.objects.get(table=table, index=0)
+    replay = client.get(reverse("tournaments:deal", args=[deal.pk])).content.decode()
+    audit = client.get(reverse("tournaments:deal-audit", args=[deal.pk])).content.decode()
+    where = "Round 1, table 1 · Finished cup · Tapis</title>"
+    assert f"<title>Deal 1 · {where}" in replay
+    assert f"<title>Audit of deal 1 · {where}" in audit
+
+    decisions = replay.split('aria-label="Every decision"', 1)[1].split("</table>", 1)[0]
+    assert 'plays <span class="pcard' in decisions
+    # No card left as its code ("plays QS"), as the viewer above draws none so.
+    assert not re.search(r"\b(plays|passes) [2-9TJQKA][SHDC]\b", decisions)
+
+
+def test_a_versions_status_is_followed_by_its_colon() -> None:
+    version = BotVersion(status=BotVersion.Status.READY)
+    html = render_to_string("members/includes/version_status.html", {"version": version})
+    assert "ready</span>: it may enter tournaments." in html  # not "ready : it may"
