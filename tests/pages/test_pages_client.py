@@ -261,3 +261,26 @@ def test_a_long_tables_score_sheet_and_faults_come_a_page_at_a_time(
     total = first.points[0] + second.points[0]
     assert f'{second.points[0]} <span class="small muted">({total})</span>' in html
     assert html.count("ran out of time") == 1
+
+
+def test_a_bots_versions_come_a_page_at_a_time(
+    site_world: SiteWorld, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An author may upload hundreds of versions: newest first, a page at a time (two here)."""
+    from tests.tournaments.factories import BuiltinVersionFactory
+
+    monkeypatch.setattr("tournaments.page_selectors.bots.PAGE_SIZE", 2)
+    entry = site_world.finished.entries.order_by("pk").first()
+    assert entry is not None
+    bot = entry.version.bot
+    top = bot.versions.order_by("-number").first()
+    assert top is not None
+    for number in (top.number + 1, top.number + 2):
+        BuiltinVersionFactory.create(bot=bot, number=number)
+    url = reverse("tournaments:bot-detail", args=[bot.pk])
+    shown = re.compile(r'<th scope="row">v(\d+)</th>')
+    first = client.get(url).content.decode()
+    assert shown.findall(first) == [str(top.number + 2), str(top.number + 1)]
+    assert '?versions=2#versions-title"' in first
+    rest = client.get(url + "?versions=2").content.decode()
+    assert shown.findall(rest)[0] == str(top.number)

@@ -89,6 +89,7 @@ class BotPage:
     tables: int
     average_place: float | None
     opponents: list[OpponentLine]
+    versions_page: Page | None = None  # the page of versions shown (newest first)
 
 
 CHART_WIDTH, CHART_HEIGHT = 600, 220
@@ -124,7 +125,13 @@ def rating_chart(*, rating: Rating, history: Sequence[RatingHistory]) -> RatingC
     return RatingChart(family=rating.family, rating=rating, points=points, y_ticks=ticks)
 
 
-def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPage:
+def bot_page(
+    *,
+    bot_id: int,
+    user: Any,
+    page: str | int | None = None,
+    versions_page: str | int | None = None,
+) -> BotPage:
     """A bot's public profile: its author and game, its versions (no code), its tournaments
     with its places, its rating history per family as a chart, its average place over every
     table it played, and its record against the bots it met most."""
@@ -132,9 +139,13 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
         bot = Bot.objects.select_related("owner").get(pk=bot_id)
     except Bot.DoesNotExist:
         raise Http404("no such bot") from None
-    versions = list(
-        BotVersion.objects.filter(bot=bot).defer("content", "report").order_by("-number")
+    # A page of its versions, newest first (an author may upload hundreds).
+    versions_of = paginate(
+        BotVersion.objects.filter(bot=bot).defer("content", "report").order_by("-number"),
+        versions_page,
+        PAGE_SIZE,
     )
+    versions = list(versions_of.object_list)
     entries_qs = (
         Entry.objects.filter(version__bot=bot, tournament__in=listed_tournaments(user=user))
         .select_related("tournament", "version")
@@ -213,6 +224,7 @@ def bot_page(*, bot_id: int, user: Any, page: str | int | None = None) -> BotPag
         tables=summary["tables"],
         average_place=summary["average"],
         opponents=opponents,
+        versions_page=versions_of,
     )
 
 

@@ -113,7 +113,12 @@ def table_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_safe
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    page = page_selectors.bot_page(bot_id=pk, user=request.user, page=request.GET.get("page"))
+    page = page_selectors.bot_page(
+        bot_id=pk,
+        user=request.user,
+        page=request.GET.get("page"),
+        versions_page=request.GET.get("versions"),
+    )
     return render(request, "pages/bot_detail.html", {"page": page, "nav_section": "rankings"})
 
 
