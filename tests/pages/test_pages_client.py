@@ -284,3 +284,21 @@ def test_a_bots_versions_come_a_page_at_a_time(
     assert '?versions=2#versions-title"' in first
     rest = client.get(url + "?versions=2").content.decode()
     assert shown.findall(rest)[0] == str(top.number)
+
+
+def test_a_long_rating_history_is_drawn_from_at_most_chart_points_tables() -> None:
+    from tournaments.models import Rating, RatingHistory
+    from tournaments.page_selectors.bots import CHART_POINTS, rating_chart
+
+    history = [RatingHistory(ordinal=float(i % 37), place=1 + i % 4) for i in range(1000)]
+    chart = rating_chart(rating=Rating(family="hearts/whisthub"), history=history)
+    assert chart.tables == 1000
+    assert len(chart.points) == CHART_POINTS
+    assert chart.points[0].label.endswith("after table 1 (place 1)")
+    assert chart.points[-1].label == "0.00 after table 1000 (place 4)"  # 999 % 37, 1 + 999 % 4
+    xs = [p.x for p in chart.points]
+    assert xs == sorted(xs)
+    # The scale is every table's: the highest ordinal (36) is at the top margin.
+    assert min(p.y for p in chart.points) >= chart.y_ticks[0][0]
+    short = rating_chart(rating=Rating(family="hearts/whisthub"), history=history[:5])
+    assert (short.tables, len(short.points)) == (5, 5)

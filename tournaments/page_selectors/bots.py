@@ -62,6 +62,7 @@ class RatingChart:
     y_ticks: list[tuple[float, str]]
     width: int = 600  # CHART_WIDTH
     height: int = 220  # CHART_HEIGHT
+    tables: int = 0  # the rated tables (the points drawn are at most CHART_POINTS of them)
 
     @property
     def polyline(self) -> str:
@@ -93,13 +94,32 @@ class BotPage:
 
 
 CHART_WIDTH, CHART_HEIGHT = 600, 220
+#: The most points a rating chart draws: a bot rated after thousands of tables is drawn from
+#: that many of them, evenly spread, the first and the last always (the chart is 600 wide).
+CHART_POINTS = 300
+
+
+def evenly(count: int, most: int) -> list[int]:
+    """At most ``most`` of the indices ``0 .. count - 1``, evenly spread, the first and the
+    last included.
+
+    >>> evenly(5, 10), evenly(10, 4)
+    ([0, 1, 2, 3, 4], [0, 3, 6, 9])
+    """
+    if count <= most:
+        return list(range(count))
+    return sorted({round(i * (count - 1) / (most - 1)) for i in range(most)})
+
+
 CHART_MARGIN = (40, 10, 10, 20)  # left, top, right, bottom
 
 
 def rating_chart(*, rating: Rating, history: Sequence[RatingHistory]) -> RatingChart:
-    """The ordinal after each rated table, scaled into the chart (oldest left)."""
+    """The ordinal after each rated table, scaled into the chart (oldest left): at most
+    :data:`CHART_POINTS` of them (the range of the scale is every table's)."""
     width, height = CHART_WIDTH, CHART_HEIGHT
     left, top, right, bottom = CHART_MARGIN
+    tables = len(history)
     values = [h.ordinal for h in history]
     if not values:
         return RatingChart(family=rating.family, rating=rating, points=[], y_ticks=[])
@@ -115,14 +135,16 @@ def rating_chart(*, rating: Rating, history: Sequence[RatingHistory]) -> RatingC
     points = [
         ChartPoint(
             x=left + (i / (n - 1) if n > 1 else 0.5) * (width - left - right),
-            y=y_of(h.ordinal),
-            ordinal=h.ordinal,
-            label=f"{h.ordinal:.2f} after table {i + 1} (place {h.place})",
+            y=y_of(history[i].ordinal),
+            ordinal=history[i].ordinal,
+            label=f"{history[i].ordinal:.2f} after table {i + 1} (place {history[i].place})",
         )
-        for i, h in enumerate(history)
+        for i in evenly(n, CHART_POINTS)
     ]
     ticks = [(y_of(v), f"{v:.1f}") for v in (high, (high + low) / 2, low)]
-    return RatingChart(family=rating.family, rating=rating, points=points, y_ticks=ticks)
+    return RatingChart(
+        family=rating.family, rating=rating, points=points, y_ticks=ticks, tables=tables
+    )
 
 
 def bot_page(
