@@ -300,7 +300,10 @@ def test_the_entry_form_lists_only_what_may_enter(world: MembersWorld) -> None:
     assert response.status_code == 302
     assert Entry.objects.filter(tournament=world.open, version__bot=world.bot).exists()
     again = client.get(url).content.decode()
-    assert "You have no ready hearts version that is not entered yet" in again
+    assert (
+        "You have no ready Hearts family (Dame de pique, les cœurs) version that is not entered "
+        "yet" in again
+    )
 
 
 def test_withdraw_before_the_start_and_not_after_the_end(world: MembersWorld) -> None:

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.pages.conftest import SiteWorld, play_to_the_end
-from tests.tournaments.factories import enter_builtins, make_tournament
+from tests.tournaments.factories import BotFactory, enter_builtins, make_tournament
 from tournaments import services
 from tournaments.models import BotVersion, Deal, Table
 
@@ -66,3 +66,15 @@ def test_a_versions_status_is_followed_by_its_colon() -> None:
     version = BotVersion(status=BotVersion.Status.READY)
     html = render_to_string("members/includes/version_status.html", {"version": version})
     assert "ready</span>: it may enter tournaments." in html  # not "ready : it may"
+
+
+def test_members_pages_name_the_game_as_the_public_pages_do(client: Client) -> None:
+    bot = BotFactory.create(game="roi", name="My roi bot")
+    client.force_login(bot.owner)
+    account = client.get(reverse("tournaments:account")).content.decode()
+    assert "<td>Jeu du Roi</td>" in account  # not "roi"
+    # The log out button sits in the lead's line: a form inside a <p> would end it.
+    assert not re.search(r"<p\b(?:(?!</p>).)*<form", account, re.S)
+    mine = client.get(reverse("tournaments:my-bot", args=[bot.pk])).content.decode()
+    assert "A Jeu du Roi bot by" in mine
+    assert "Open tournaments of Jeu du Roi" in mine

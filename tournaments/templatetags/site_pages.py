@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.models import Entry
 from tournaments.page_selectors import CrossCell, CrossGrid, Crosstable, EntryConfidence, SeatLine
+from tournaments.page_selectors.common import game_title
 from tournaments.page_selectors.deals import card_view
 from tournaments.page_selectors.tournaments import signed
 
@@ -127,3 +128,14 @@ class="visually-hidden"> of hearts</span></span>
     return mark_safe(  # escaped above; the cards are format_html's markup
         _CARD_IN_TEXT.sub(lambda match: str(card_view(match.group(0))), escaped)
     )
+
+
+@register.filter(name="game_title")
+def game_title_filter(name: object) -> str:
+    """A game's title as the public pages write it (``{{ bot.game|game_title }}``): members'
+    pages say "Jeu du Roi" too, not the engine's name ("roi").
+
+    >>> game_title_filter("roi")
+    'Jeu du Roi'
+    """
+    return game_title(str(name))
