@@ -78,3 +78,13 @@ def test_members_pages_name_the_game_as_the_public_pages_do(client: Client) -> N
     mine = client.get(reverse("tournaments:my-bot", args=[bot.pk])).content.decode()
     assert "A Jeu du Roi bot by" in mine
     assert "Open tournaments of Jeu du Roi" in mine
+
+
+def test_the_organiser_page_names_the_game_and_counts_tables_of_a_total(
+    site_world: SiteWorld, client: Client
+) -> None:
+    client.force_login(site_world.organiser)
+    url = reverse("tournaments:organise", args=[site_world.finished.pk])
+    text = re.sub(r"\s+", " ", client.get(url).content.decode())
+    assert "Hearts family (Dame de pique, les cœurs), preset whisthub, 2 rounds of 2 deals" in text
+    assert "Round 2 of 2: 2 of 2 tables done, 0 running, 0 waiting, 0 failed." in text
