@@ -24,6 +24,10 @@ pytestmark = pytest.mark.slow
 OPEN_DEMO = "Demo: open for registration"
 
 
+def _tail(path: Path, lines: int = 80) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
 def test_both_stories_on_make_runs_stack(browser: Any, tmp_path: Path) -> None:
     run, base, log_path = start_demo(tmp_path)
     author_context = browser.new_context(base_url=base)
@@ -70,9 +74,13 @@ def test_both_stories_on_make_runs_stack(browser: Any, tmp_path: Path) -> None:
         expect(organiser.locator(".lead")).to_contain_text("1 round of 2 deals")
         organiser.get_by_role("button", name="Start the tournament").click()
         expect(organiser.locator("#messages")).to_contain_text("The tournament is started")
-        expect(organiser.locator("#organise-status")).to_contain_text(
-            re.compile("finished", re.I), timeout=WORKER_TIMEOUT
-        )
+        try:
+            expect(organiser.locator("#organise-status")).to_contain_text(
+                re.compile("finished", re.I), timeout=WORKER_TIMEOUT
+            )
+        except AssertionError as exc:  # say what the worker and the page said
+            body = organiser.locator("main").inner_text()
+            raise AssertionError(f"{exc}\n--- page\n{body}\n--- log\n{_tail(log_path)}") from None
 
         # The demo's practice run (a version's "try it") and a replay of it: the demo
         # administrator sees it, as staff do once a run is over.
