@@ -1,6 +1,7 @@
 """The public pages on a phone (390 by 844 CSS pixels, an iPhone's): nothing makes the page
 scroll sideways (a wide table scrolls inside its own box), and axe finds nothing serious at that
-width (a box that scrolls must be reachable from the keyboard)."""
+width (a box that scrolls must be reachable from the keyboard); no caption runs wider than the
+screen."""
 
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def _overflow(page: Any) -> int:
     )
 
 
+def _wide_captions(page: Any) -> list[str]:
+    """The captions shown wider than the screen: their text runs on out of sight, in the box
+    that scrolls sideways with the table."""
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll("caption:not(.visually-hidden)")].filter(c => {
+                const text = document.createRange();
+                text.selectNodeContents(c);
+                return text.getBoundingClientRect().width > document.documentElement.clientWidth;
+            }).map(c => c.textContent.trim().slice(0, 60))"""
+        )
+    )
+
+
 def test_every_page_fits_a_phone(
     site_world: SiteWorld, page: Any, console_errors: list[str]
 ) -> None:
@@ -43,5 +58,6 @@ def test_every_page_fits_a_phone(
         assert response is not None
         assert response.status == 200, url
         assert _overflow(page) == 0, url
+        assert not _wide_captions(page), url
         assert not axe_violations(page), url
     assert not console_errors
