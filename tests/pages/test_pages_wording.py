@@ -88,3 +88,13 @@ def test_the_organiser_page_names_the_game_and_counts_tables_of_a_total(
     text = re.sub(r"\s+", " ", client.get(url).content.decode())
     assert "Hearts family (Dame de pique, les cœurs), preset whisthub, 2 rounds of 2 deals" in text
     assert "Round 2 of 2: 2 of 2 tables done, 0 running, 0 waiting, 0 failed." in text
+
+
+def test_a_validation_report_gives_decision_times_in_milliseconds() -> None:
+    version = BotVersion(
+        status=BotVersion.Status.READY,
+        report={"ok": True, "reason": "played cleanly", "mean_time": 0.000214, "p99_time": 0.0021},
+    )
+    html = render_to_string("members/includes/version_status.html", {"version": version})
+    # As the table pages ("Mean (ms)"), not "mean 0.000214 s".
+    assert "mean 0.2 ms, 99th percentile 2.1 ms" in html

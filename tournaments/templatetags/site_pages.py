@@ -139,3 +139,19 @@ def game_title_filter(name: object) -> str:
     'Jeu du Roi'
     """
     return game_title(str(name))
+
+
+NOTHING = "\N{EN DASH}"  # what the pages show for a missing figure
+
+
+@register.filter
+def milliseconds(seconds: object) -> str:
+    """A decision's time in milliseconds, one decimal, as the table pages give them ("Mean
+    (ms)"): the version and seat log pages said "0.000214 s" and "0.0002 s".
+
+    >>> milliseconds(0.000214), milliseconds(1.5), milliseconds(None) == NOTHING
+    ('0.2 ms', '1,500.0 ms', True)
+    """
+    if not isinstance(seconds, int | float):
+        return NOTHING
+    return f"{seconds * 1000:,.1f} ms"
