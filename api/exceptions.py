@@ -31,13 +31,14 @@ from typing import Any
 
 from django.core import exceptions as django_exceptions
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from games.errors import OptionError
-from tournaments.errors import ApplicationError
+from tournaments.errors import ApplicationError, NotAllowed
 
 # Domain error codes that are not a plain 400 (everything else the domain refuses is a 400).
 APPLICATION_STATUS: dict[str, int] = {
@@ -235,6 +236,17 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _is_api(request):
         return JsonResponse(error_body("not_found", "No such endpoint."), status=404)
     return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """templates/403.html, told whether the page is hidden for now (a table still playing) or
+    not the member's to open (:class:`NotAllowed`): only the first is worth coming back to."""
+    return render(
+        request,
+        "403.html",
+        {"exception": str(exception), "not_allowed": isinstance(exception, NotAllowed)},
+        status=403,
+    )
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

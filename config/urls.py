@@ -11,6 +11,7 @@ from tournaments.pages.views import home
 
 # Errors raised before or outside a view: JSON under /api/, Django's pages elsewhere.
 handler400 = "api.exceptions.bad_request"
+handler403 = "api.exceptions.permission_denied"
 handler404 = "api.exceptions.not_found"
 handler500 = "api.exceptions.server_error"
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from kombu.exceptions import OperationalError as BrokerError
+
+
+class NotAllowed(PermissionDenied):
+    """A page the member's rights do not open (the organiser right, another's bot), as opposed
+    to information hidden for now (a table still playing): the 403 page says which."""
 
 
 class ApplicationError(Exception):

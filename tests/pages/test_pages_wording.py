@@ -98,3 +98,16 @@ def test_a_validation_report_gives_decision_times_in_milliseconds() -> None:
     html = render_to_string("members/includes/version_status.html", {"version": version})
     # As the table pages ("Mean (ms)"), not "mean 0.000214 s".
     assert "mean 0.2 ms, 99th percentile 2.1 ms" in html
+
+
+def test_a_page_a_member_may_not_open_is_not_said_hidden_for_now(client: Client) -> None:
+    bot = BotFactory.create(name="Not an organiser's bot")
+    client.force_login(bot.owner)
+    response = client.get(reverse("tournaments:tournament-new"))
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert '<h1 id="error-title">Not allowed</h1>' in html
+    assert "Creating tournaments needs the organiser right: ask the operators." in html
+    # Not the hidden-information page's promise: this address will not work later.
+    assert "Hidden for now" not in html
+    assert "Come back then" not in html

@@ -17,20 +17,19 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 
 from tournaments import member_selectors, services
-from tournaments.errors import ApplicationError
+from tournaments.errors import ApplicationError, NotAllowed
 from tournaments.pages.forms import RemoveEntryForm, TournamentForm, TournamentSettingsForm
 
 
 def _organiser(request: HttpRequest) -> None:
     if not member_selectors.may_organise(user=request.user):
-        raise PermissionDenied("Creating tournaments needs the organiser right: ask the operators.")
+        raise NotAllowed("Creating tournaments needs the organiser right: ask the operators.")
 
 
 @login_required

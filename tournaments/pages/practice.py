@@ -11,13 +11,13 @@ refusal next to the field it names; the pages read through
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 from django_htmx.http import HttpResponseStopPolling
 
 from tournaments import member_selectors
+from tournaments.errors import NotAllowed
 from tournaments.pages.forms import PracticeForm
 
 
@@ -28,7 +28,7 @@ def version_try(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     the refusal next to its field (400)."""
     page = member_selectors.version_page(user=request.user, bot_id=pk, number=number)
     if not page.mine:  # staff see the page, but try their own bots only
-        raise PermissionDenied("only the bot's owner tries its versions")
+        raise NotAllowed("Only the bot's owner tries its versions.")
     form = PracticeForm(request.POST, owner=request.user, version=page.version)
     practice = form.submit()
     if practice is not None:
