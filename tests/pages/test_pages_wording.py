@@ -111,3 +111,20 @@ def test_a_page_a_member_may_not_open_is_not_said_hidden_for_now(client: Client)
     # Not the hidden-information page's promise: this address will not work later.
     assert "Hidden for now" not in html
     assert "Come back then" not in html
+
+
+def test_before_its_first_table_a_tournament_ranks_nobody_and_audits_nothing(
+    client: Client,
+) -> None:
+    tournament = make_tournament(name="Open cup")
+    enter_builtins(tournament, ["random", "lowest"])
+    html = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk])).content
+    standings = html.decode().split('id="standings"', 1)[1].split("</table>", 1)[0]
+    assert "No table has finished yet: the entries have no place until one has." in html.decode()
+    # Two entries, no place given: not "1" and "2" before a card is played.
+    places = re.findall(r'<tr class="[^"]*">\s*<td class="num">(.*?)</td>', standings)
+    assert len(places) == 2
+    assert not any(re.search(r"\d", place) for place in places), places
+    audit = client.get(reverse("tournaments:tournament-audit", args=[tournament.pk])).content
+    assert b"Every check passed" not in audit  # over 0 deals at 0 tables
+    assert b"Nothing to check yet:" in audit
