@@ -128,3 +128,24 @@ def test_before_its_first_table_a_tournament_ranks_nobody_and_audits_nothing(
     audit = client.get(reverse("tournaments:tournament-audit", args=[tournament.pk])).content
     assert b"Every check passed" not in audit  # over 0 deals at 0 tables
     assert b"Nothing to check yet:" in audit
+
+
+@pytest.mark.parametrize("slug", ["protocol", "api", "rules", "pages", "members", "tournaments"])
+def test_a_guide_is_rendered_and_its_links_lead_somewhere(client: Client, slug: str) -> None:
+    html = client.get(reverse("tournaments:docs-page", args=[slug])).content.decode()
+    main = html.split('<main id="main"', 1)[1].split("</main>", 1)[0]
+    assert '<div class="doc">' in main
+    assert re.search(r'<h2 id="[\w-]+">', main)  # headings, not "## ..." in a <pre>
+    assert main.count("<h1") == 1  # the page's: the guide's own title is left out
+    hrefs = re.findall(r'href="([^"]*)"', main)
+    # A guide's links to another guide go to its page; no link to a file the site lacks.
+    assert not [href for href in hrefs if ".md" in href or href.startswith("..")]
+    for anchor in (href[1:] for href in hrefs if href.startswith("#")):
+        assert f'id="{anchor}"' in main, anchor
+
+
+def test_the_protocol_guide_links_the_rules_and_draws_its_tables(client: Client) -> None:
+    html = client.get(reverse("tournaments:docs-page", args=["protocol"])).content.decode()
+    assert 'href="/docs/rules/"' in html  # [the rules](rules.md)
+    assert '<h2 id="runtimes">' in html  # ([Runtimes](#runtimes))
+    assert '<table class="data">' in html

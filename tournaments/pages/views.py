@@ -13,10 +13,12 @@ from pathlib import Path
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django_htmx.http import HttpResponseStopPolling
 
 from tournaments import page_selectors
+from tournaments.page_selectors.docs import guide_html
 
 # The guides served under /docs/, by slug: (file in docs/, title, who it is for).
 DOCS = {
@@ -152,7 +154,7 @@ def docs_index(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def docs_page(request: HttpRequest, slug: str) -> HttpResponse:
-    """A guide of docs/, as its Markdown text (readable as it is)."""
+    """A guide of docs/, its Markdown rendered (page_selectors.docs)."""
     if slug not in DOCS:
         raise Http404("no such guide")
     filename, title, audience = DOCS[slug]
@@ -161,5 +163,7 @@ def docs_page(request: HttpRequest, slug: str) -> HttpResponse:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise Http404("this guide is not installed here") from None
-    context = {"title": title, "audience": audience, "text": text, "nav_section": "docs"}
+    guides = {name: reverse("tournaments:docs-page", args=[s]) for s, (name, _, _) in DOCS.items()}
+    html = guide_html(text=text, guides=guides)
+    context = {"title": title, "audience": audience, "html": html, "nav_section": "docs"}
     return render(request, "pages/docs_page.html", context)
