@@ -149,3 +149,14 @@ def test_the_protocol_guide_links_the_rules_and_draws_its_tables(client: Client)
     assert 'href="/docs/rules/"' in html  # [the rules](rules.md)
     assert '<h2 id="runtimes">' in html  # ([Runtimes](#runtimes))
     assert '<table class="data">' in html
+
+
+def test_a_bots_rating_names_its_family_as_the_rankings_do(
+    site_world: SiteWorld, client: Client
+) -> None:
+    entry = site_world.finished.entries.order_by("pk").first()
+    assert entry is not None
+    url = reverse("tournaments:bot-detail", args=[entry.version.bot_id])
+    html = client.get(url).content.decode()
+    assert "<h3>Hearts family (Dame de pique, les cœurs), whisthub: " in html  # not hearts/whisthub
+    assert 'href="/rankings/?family=hearts/whisthub">the ranking</a>' in html

@@ -155,3 +155,14 @@ def milliseconds(seconds: object) -> str:
     if not isinstance(seconds, int | float):
         return NOTHING
     return f"{seconds * 1000:,.1f} ms"
+
+
+@register.filter
+def family_title(family: object) -> str:
+    """A rating family ("roi/classic") as the rankings write it.
+
+    >>> family_title("roi/classic")
+    'Jeu du Roi, classic'
+    """
+    game, _, preset = str(family).partition("/")
+    return f"{game_title(game)}, {preset}" if preset else game_title(game)
