@@ -160,3 +160,12 @@ def test_a_bots_rating_names_its_family_as_the_rankings_do(
     html = client.get(url).content.decode()
     assert "<h3>Hearts family (Dame de pique, les cœurs), whisthub: " in html  # not hearts/whisthub
     assert 'href="/rankings/?family=hearts/whisthub">the ranking</a>' in html
+
+
+def test_the_menus_api_entry_is_a_page_not_a_download(client: Client) -> None:
+    home = client.get(reverse("home")).content.decode()
+    menu = home.split('<nav aria-label="Main">', 1)[1].split("</nav>", 1)[0]
+    assert '<a href="/docs/api/">API</a>' in menu  # not the schema, a YAML file
+    guide = client.get(reverse("tournaments:docs-page", args=["api"])).content.decode()
+    assert '<a href="/docs/api/" aria-current="page">API</a>' in guide
+    assert "/api/v1/docs/" in guide  # the guide leads on to the interactive docs

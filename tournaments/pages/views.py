@@ -165,5 +165,6 @@ def docs_page(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("this guide is not installed here") from None
     guides = {name: reverse("tournaments:docs-page", args=[s]) for s, (name, _, _) in DOCS.items()}
     html = guide_html(text=text, guides=guides)
-    context = {"title": title, "audience": audience, "html": html, "nav_section": "docs"}
+    section = "api" if slug == "api" else "docs"  # the main menu has an API entry
+    context = {"title": title, "audience": audience, "html": html, "nav_section": section}
     return render(request, "pages/docs_page.html", context)
