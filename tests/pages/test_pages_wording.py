@@ -4,6 +4,7 @@ of the demo found each of these wrong)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -142,6 +143,12 @@ def test_a_guide_is_rendered_and_its_links_lead_somewhere(client: Client, slug: 
     assert not [href for href in hrefs if ".md" in href or href.startswith("..")]
     for anchor in (href[1:] for href in hrefs if href.startswith("#")):
         assert f'id="{anchor}"' in main, anchor
+    # Each table's scrolling box is a landmark with a name of its own (axe: landmark-unique).
+    regions = re.findall(r'role="region" aria-label="([^"]*)"', main)
+    assert len(regions) == len(set(regions)), regions
+    # Headings go down one level at a time (axe: heading-order).
+    levels = [int(level) for level in re.findall(r"<h([1-6])", main)]
+    assert all(b <= a + 1 for a, b in itertools.pairwise(levels)), levels
 
 
 def test_the_protocol_guide_links_the_rules_and_draws_its_tables(client: Client) -> None:

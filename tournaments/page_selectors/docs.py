@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -47,6 +48,8 @@ def _target(href: str, guides: Mapping[str, str]) -> str | None:
 def _rewrite(tokens: Sequence[Token], guides: Mapping[str, str]) -> list[Token]:
     kept: list[Token] = []
     skip_title = True
+    tables = 0
+    heading = ""
     index = 0
     while index < len(tokens):
         token = tokens[index]
@@ -59,6 +62,11 @@ def _rewrite(tokens: Sequence[Token], guides: Mapping[str, str]) -> list[Token]:
             token.attrSet("id", heading_anchor(inline.content))
         if token.type == "table_open":
             token.attrSet("class", "data")
+            tables += 1
+            # Each table's scrolling box is a landmark: a name of its own (axe: landmark-unique).
+            token.meta["label"] = f"Table {tables}" + (f": {heading}" if heading else "")
+        if token.type == "inline" and index and tokens[index - 1].type == "heading_open":
+            heading = token.content
         if token.type == "inline" and token.children:
             token.children = _rewrite_links(token.children, guides)
         skip_title = skip_title and token.type not in ("paragraph_open", "fence", "table_open")
@@ -91,9 +99,9 @@ def _renderer() -> MarkdownIt:
 
     def table_open(tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         # A wide table scrolls in its own box, reachable from the keyboard (as the site's).
-        return '<div class="table-wrap" role="region" aria-label="Table" tabindex="0">' + str(
-            renderer.renderToken(tokens, idx, options, env)
-        )
+        label = escape(tokens[idx].meta.get("label", "Table"))
+        box = f'<div class="table-wrap" role="region" aria-label="{label}" tabindex="0">'
+        return box + str(renderer.renderToken(tokens, idx, options, env))
 
     def table_close(tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
         return str(renderer.renderToken(tokens, idx, options, env)) + "</div>"
