@@ -176,3 +176,14 @@ def test_the_menus_api_entry_is_a_page_not_a_download(client: Client) -> None:
     guide = client.get(reverse("tournaments:docs-page", args=["api"])).content.decode()
     assert '<a href="/docs/api/" aria-current="page">API</a>' in guide
     assert "/api/v1/docs/" in guide  # the guide leads on to the interactive docs
+
+
+def test_a_running_tournament_of_one_table_says_table(client: Client) -> None:
+    tournament = make_tournament(name="Small cup", rounds=1, deals_per_table=1)
+    enter_builtins(tournament, ["random"] * 4)
+    services.tournament_start(tournament=tournament)
+    home = re.sub(r"\s+", " ", client.get(reverse("home")).content.decode())
+    assert "Round 1 of 1: 0 of 1 table done" in home  # not "0 of 1 tables"
+    listing = client.get(reverse("tournaments:tournament-list")).content.decode()
+    assert "0/1 table" in listing
+    assert "0/1 tables" not in listing
