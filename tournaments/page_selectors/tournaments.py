@@ -593,7 +593,8 @@ def _duplicate_narrowing(tournament: Tournament, *, entries: int) -> DuplicateNa
             sentence=(
                 f"With this tournament's settings ({report.entries} entries, "
                 f"{report.rounds} round{'s' if report.rounds != 1 else ''} of "
-                f"{report.deals_per_table} deals), an entry's 95% interval is expected to be "
+                f"{report.deals_per_table} deal{pluralize(report.deals_per_table)}), an entry's "
+                "95% interval is expected to be "
                 f"about \u00b1{report.normal.half_width:.2f} points per deal in normal play and "
                 f"\u00b1{report.duplicate_play.half_width:.2f} in duplicate play: duplicate "
                 f"play narrows it by a factor of {factor:.2f}, as measured for the preset "
