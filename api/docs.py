@@ -43,6 +43,7 @@ class DocsView(SpectacularSwaggerView):
     on the schema of :class:`SchemaView`."""
 
     url_name = "api:schema"
+    template_name = "api/swagger_ui.html"  # drf-spectacular's, with <html lang="en">
 
     def _get_schema_url(self, request: Request) -> str:
         return reverse(self.url_name)

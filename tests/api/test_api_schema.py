@@ -240,6 +240,7 @@ def test_the_docs_page_loads_nothing_from_elsewhere(world: World) -> None:
         "swagger-ui-standalone-preset.js",
         "swagger-ui.css",
     }
+    assert html.startswith('<!DOCTYPE html>\n<html lang="en">')  # axe: html-has-lang
     for asset in assets:
         assert asset.startswith("/static/drf_spectacular_sidecar/"), asset
         response = client.get(asset)
