@@ -44,6 +44,21 @@ def test_a_standard_tournament_says_its_place_points(site_world: SiteWorld, clie
     text = re.sub(r"\s+", " ", client.get(url).content.decode())
     assert "Finished: 2 tables played over 2 rounds." in text
     assert "by points (4, 2, 1, 0 for the places of a table)" in text
+    # Hearts: fewer points is better, so the relative score is the average minus the score.
+    assert "(its average minus the score): positive is better" in text
+
+
+def test_the_relative_score_of_a_game_won_by_points_is_the_score_minus_the_average(
+    client: Client,
+) -> None:
+    tournament = make_tournament(
+        name="Roi cup", game="roi", preset="classic", rounds=1, deals_per_table=10
+    )
+    enter_builtins(tournament, ["random"] * 4)
+    url = reverse("tournaments:tournament-detail", args=[tournament.pk])
+    text = re.sub(r"\s+", " ", client.get(url).content.decode())
+    assert "(the score minus its average): positive is better" in text
+    assert "positive is better: more points than the table's average" in text
 
 
 def test_a_deals_pages_are_titled_alike_and_its_decisions_show_cards(
