@@ -15,7 +15,7 @@ from django.urls import reverse
 from tests.pages.conftest import SiteWorld, play_to_the_end
 from tests.tournaments.factories import BotFactory, enter_builtins, make_tournament
 from tournaments import services
-from tournaments.models import BotVersion, Deal, Table
+from tournaments.models import BotVersion, Deal, Seat, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -202,3 +202,24 @@ def test_a_running_tournament_of_one_table_says_table(client: Client) -> None:
     listing = client.get(reverse("tournaments:tournament-list")).content.decode()
     assert "0/1 table" in listing
     assert "0/1 tables" not in listing
+
+
+def test_a_seat_log_is_titled_and_placed_as_its_table(
+    site_world: SiteWorld, client: Client
+) -> None:
+    seat = (
+        Seat.objects.filter(table__tournament=site_world.finished, entry__user=site_world.author)
+        .select_related("table__round")
+        .order_by("table__round__number")
+        .first()
+    )
+    assert seat is not None
+    client.force_login(site_world.author)
+    url = reverse("tournaments:seat-log", args=[seat.table_id, seat.position])
+    html = client.get(url).content.decode()
+    where = f"Round {seat.table.round.number}, table {seat.table.number}"
+    assert f"<title>Log of seat {seat.position} · {where} · Finished cup · Tapis</title>" in html
+    crumbs = html.split('aria-label="Breadcrumbs"', 1)[1].split("</nav>", 1)[0]
+    assert ">Home</a>" in crumbs  # as the table's page: Home, Tournaments, the cup, the table
+    assert ">Finished cup</a>" in crumbs
+    assert f">{where}</a>" in crumbs
