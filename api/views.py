@@ -287,13 +287,18 @@ class VersionTry(ApiView):
     def get(self, request: Request, pk: int, number: int) -> Response:
         version = _version(request, self, pk, number)
         lines = member_selectors.version_practices(user=request.user, version=version)
+        # A page of them, as every list of the API (and as its schema says): a version may
+        # have been tried hundreds of times.
+        paginator = self.paginator
+        assert paginator is not None
+        shown: list[Any] = paginator.paginate_queryset(list(lines), request, view=self) or []  # type: ignore[arg-type]
         pages = [
             member_selectors.practice_page(
                 user=request.user, practice_id=line.tournament.pk, results=False
             )
-            for line in lines
+            for line in shown
         ]
-        return Response(s.PracticeSerializer(pages, many=True).data)
+        return paginator.get_paginated_response(s.PracticeSerializer(pages, many=True).data)
 
     @extend_schema(request=s.PracticeCreateSerializer, responses={201: s.PracticeSerializer})
     def post(self, request: Request, pk: int, number: int) -> Response:

@@ -34,8 +34,9 @@ def test_a_practice_run_through_the_api(settings: Any) -> None:
     assert [d["id"] for d in done["deals"]] == ids
     assert len(done["deals"][0]["points"]) == 4
     assert api.get(f"/api/v1/deals/{ids[0]}/").json()["tricks"]
-    listed = api.get(url).json()
-    assert [r["id"] for r in listed] == [run["id"]]
+    listed = api.get(url).json()  # a page, as every list of the API
+    assert listed["count"] == 1
+    assert [r["id"] for r in listed["results"]] == [run["id"]]
 
     assert_error(api.post(url, {"deals": 11}, format="json"), 400, "deals_per_table")
     assert_error(api.post(url, {"opponent": "grandmaster"}, format="json"), 400)
