@@ -43,7 +43,17 @@ class DocsView(SpectacularSwaggerView):
     on the schema of :class:`SchemaView`."""
 
     url_name = "api:schema"
-    template_name = "api/swagger_ui.html"  # drf-spectacular's, with <html lang="en">
 
     def _get_schema_url(self, request: Request) -> str:
         return reverse(self.url_name)
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
+        """drf-spectacular's page, with its language said (axe: html-has-lang): its template
+        writes a bare ``<html>``, outside any block an extending template could change."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if response.status_code == 200 and hasattr(response, "render"):
+            response.render()
+            response.content = response.content.replace(b"<html>", b'<html lang="en">', 1)
+        return response
