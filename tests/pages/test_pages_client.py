@@ -17,7 +17,7 @@ from tests.tournaments.factories import (
     make_tournament,
 )
 from tournaments import page_selectors, services
-from tournaments.models import Deal, Table
+from tournaments.models import Deal, Rating, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -192,6 +192,25 @@ def test_rankings_and_bot_pages(site_world: SiteWorld, client: Client) -> None:
     assert '<svg class="chart"' in text  # two rated tables: a rating history line
     assert "Finished cup" in text
     assert "Average place" in text
+
+
+def test_the_rankings_open_on_the_family_with_the_most_rated_bots(client: Client) -> None:
+    # "dutch/classic" sorts first; "hearts/whisthub" has more bots: the page opens on it.
+    Rating.objects.create(
+        bot=BotFactory.create(game="dutch"), family="dutch/classic", mu=25, sigma=8, ordinal=1
+    )
+    for _ in range(2):
+        bot = BotFactory.create()
+        Rating.objects.create(bot=bot, family="hearts/whisthub", mu=25, sigma=8, ordinal=1)
+    page = page_selectors.rankings_page()
+    assert page.family is not None
+    assert page.family.family == "hearts/whisthub"
+    assert [c.family for c in page.families] == ["dutch/classic", "hearts/whisthub"]
+    asked = page_selectors.rankings_page(family="dutch/classic").family
+    assert asked is not None
+    assert asked.family == "dutch/classic"
+    html = client.get(reverse("tournaments:rankings")).content.decode()
+    assert bot.name in html
 
 
 def test_home_links_to_a_finished_tournament_a_replay_and_the_rankings(

@@ -271,15 +271,18 @@ class RankingsPage:
 
 
 def rankings_page(*, family: str = "", page: str | int | None = None) -> RankingsPage:
-    """The leaderboard of one game and preset family (the first one if none or an unknown one
-    is asked for), a page at a time, best first."""
-    choices = []
-    for name in Rating.objects.values_list("family", flat=True).distinct().order_by("family"):
+    """The leaderboard of one game and preset family (the one with the most rated bots if none
+    or an unknown one is asked for), a page at a time, best first."""
+    choices, sizes = [], {}
+    counts = Rating.objects.values_list("family").annotate(n=Count("pk")).order_by("family")
+    for name, size in counts:
         game, preset = split_family(name)
         choices.append(
             FamilyChoice(family=name, game=game, game_title=game_title(game), preset=preset)
         )
-    chosen = next((c for c in choices if c.family == family), choices[0] if choices else None)
+        sizes[name] = size
+    largest = max(choices, key=lambda c: sizes[c.family], default=None)
+    chosen = next((c for c in choices if c.family == family), largest)
     if chosen is None:
         return RankingsPage(families=[], family=None, page=None, first_rank=1)
     board = (

@@ -29,6 +29,26 @@ DOCS = {
     "members": ("members.md", "Members", "Bot authors and organisers: their pages, step by step."),
     "tournaments": ("tournaments.md", "Tournaments", "Organisers: formats, points, ties."),
     "dealing": ("dealing.md", "Dealing", "Everyone: how seeds make the cards, checkably."),
+    "examples": (
+        "examples/README.md",
+        "Example bots",
+        "Bot authors: a small bot in each language, how to build and try it.",
+    ),
+    "sandbox": (
+        "sandbox.md",
+        "The sandbox",
+        "Bot authors and operators: what a bot may do, its limits per language.",
+    ),
+    "operations": (
+        "operations.md",
+        "Operations",
+        "Operators: processes, settings, the sweep, what to do when things fail.",
+    ),
+    "architecture": (
+        "architecture.md",
+        "Architecture",
+        "Developers: the code's layout and how data flows through it.",
+    ),
 }
 
 
