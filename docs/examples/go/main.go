@@ -14,12 +14,24 @@ import (
 	"reflect"
 )
 
+// A list sent as a delta: its entries from index Start on (Start nil: the list is not sent).
+type delta struct {
+	Start *int
+	Sent  []any
+}
+
+// The request's fields this bot reads; encoding/json skips the others without keeping them.
 type message struct {
-	Type         string                     `json:"type"`
-	ID           json.RawMessage            `json:"id"`
-	Deal         int                        `json:"deal"`
-	Observation  map[string]json.RawMessage `json:"observation"`
-	LegalActions []json.RawMessage          `json:"legal_actions"`
+	Type        string          `json:"type"`
+	ID          json.RawMessage `json:"id"`
+	Deal        int             `json:"deal"`
+	Observation struct {
+		HistoryStart *int  `json:"history_start"`
+		History      []any `json:"history"`
+		TricksStart  *int  `json:"tricks_start"`
+		Tricks       []any `json:"tricks"`
+	} `json:"observation"`
+	LegalActions []json.RawMessage `json:"legal_actions"`
 	Summary      struct {
 		Tricks []any `json:"tricks"`
 	} `json:"summary"`
@@ -47,16 +59,16 @@ func main() {
 		case "hello":
 			send(map[string]string{"type": "ready", "name": "example-go"})
 		case "act":
-			for _, key := range []string{"history", "tricks"} {
-				var start int
-				if raw, ok := m.Observation[key+"_start"]; ok && json.Unmarshal(raw, &start) == nil {
-					var sent []any
-					json.Unmarshal(m.Observation[key], &sent)
+			o := m.Observation
+			for key, d := range map[string]delta{
+				"history": {o.HistoryStart, o.History}, "tricks": {o.TricksStart, o.Tricks},
+			} {
+				if d.Start != nil {
 					whole := kept[key]
-					if start < len(whole) {
-						whole = whole[:start]
+					if *d.Start < len(whole) {
+						whole = whole[:*d.Start]
 					}
-					kept[key] = append(whole, sent...)
+					kept[key] = append(whole, d.Sent...)
 				}
 			}
 			send(map[string]json.RawMessage{"id": m.ID, "action": m.LegalActions[0]})
