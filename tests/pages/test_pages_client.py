@@ -51,6 +51,8 @@ def test_every_page_answers(site_world: SiteWorld, client: Client) -> None:
         response = client.get(url)
         assert response.status_code == 200, url
         assert b'<main id="main"' in response.content, url
+        for tag in (b"{#", b"{%", b"{{"):  # template syntax printed, not read
+            assert tag not in response.content, (url, tag)
 
 
 def test_a_draft_is_hidden_from_the_public_but_not_from_its_organiser(
