@@ -236,14 +236,19 @@ def practice_dispatch() -> list[int]:
     ``queued_at``), and so does one given back by its worker: the next dispatch sends it.
     Returns the tables sent (once the transaction, this one or the caller's, commits)."""
 
-    def waiting() -> list[Table]:
-        tables = list(
-            Table.objects.filter(_PRACTICE & _WAITING).select_related("tournament").order_by("pk")
-        )
-        busy = Counter(
+    busy: Counter[int] = Counter()  # each author's practice tables in flight
+
+    def in_flight() -> int:
+        busy.update(
             Table.objects.filter(_PRACTICE & _SENT_OR_PLAYING).values_list(
                 "tournament__organiser_id", flat=True
             )
+        )
+        return busy.total()
+
+    def waiting() -> list[Table]:  # after in_flight(), under the pool's lock
+        tables = list(
+            Table.objects.filter(_PRACTICE & _WAITING).select_related("tournament").order_by("pk")
         )
         turn: dict[int, int] = {}
         for table in tables:
@@ -262,7 +267,7 @@ def practice_dispatch() -> list[int]:
         started = fairshare.fair_share_dispatch(
             pool=fairshare.PRACTICE,
             cap=practice_in_flight_cap(),
-            in_flight=practice_tables_in_flight,
+            in_flight=in_flight,
             waiting=waiting,
             start=start,
         )
