@@ -482,8 +482,7 @@ def practice_page(*, user: Any, practice_id: int, results: bool = True) -> Pract
                 shown_results = table_page(table_id=line.table.pk, user=user)
         if line.state == "failed":
             reason = Table.objects.values_list("error", flat=True).get(pk=line.table.pk)
-            lines = [text for text in reason.strip().splitlines() if text.strip()]
-            error = lines[-1].strip() if lines else "no reason was recorded"
+            error = failure_reason(reason) or "no reason was recorded"
     return PracticePage(
         line=line,
         version=entry.version,
