@@ -91,29 +91,16 @@ class Command(BaseCommand):
     def _cup(self, rounds: int, deals: int) -> None:
         """The demo cup: the eight demo bots, Swiss seating, played here."""
         began = time.monotonic()
-        versions = self._demo_bots()
-        organiser = self._organiser()
         count = Tournament.objects.filter(name__startswith=DEMO_NAME).count()
-        with transaction.atomic():
-            tournament_settings = TournamentSettings(
-                name=DEMO_NAME if not count else f"{DEMO_NAME} #{count + 1}",
-                game="hearts",
-                preset="whisthub",
-                rounds=rounds,
-                deals_per_table=deals,
-                seating="swiss",
-            )
-            tournament = services.tournament_create(
-                organiser=organiser, settings=tournament_settings
-            )
-            services.tournament_open(tournament=tournament)
-            for version in versions:
-                services.entry_register(
-                    tournament=tournament, version=version, user=version.bot.owner
-                )
-        services.tournament_start(tournament=tournament)
-        tables = services.tournament_run_here(tournament=tournament, worker="demo")
-        tournament.refresh_from_db()
+        tournament_settings = TournamentSettings(
+            name=DEMO_NAME if not count else f"{DEMO_NAME} #{count + 1}",
+            game="hearts",
+            preset="whisthub",
+            rounds=rounds,
+            deals_per_table=deals,
+            seating="swiss",
+        )
+        tournament, tables = self._tournament(tournament_settings, self._demo_bots(), play=True)
         self.stdout.write(
             f"Demo tournament {tournament.name!r} (id {tournament.pk}): {tables} tables played "
             f"in {time.monotonic() - began:.1f} s, {tournament.status}"
@@ -123,6 +110,27 @@ class Command(BaseCommand):
                 f"  {row.rank}. {row.entry.version.label} ({float(row.points):g} points)"
             )
 
+    def _tournament(
+        self, tournament_settings: TournamentSettings, versions: list[BotVersion], *, play: bool
+    ) -> tuple[Tournament, int]:
+        """A tournament of the demo administrator with ``versions`` entered by their authors,
+        left open or played here: the tournament and the tables played."""
+        with transaction.atomic():
+            tournament = services.tournament_create(
+                organiser=self._organiser(), settings=tournament_settings
+            )
+            services.tournament_open(tournament=tournament)
+            for version in versions:
+                services.entry_register(
+                    tournament=tournament, version=version, user=version.bot.owner
+                )
+        tables = 0
+        if play:
+            services.tournament_start(tournament=tournament)
+            tables = services.tournament_run_here(tournament=tournament, worker="demo")
+            tournament.refresh_from_db()
+        return tournament, tables
+
     def _organiser(self) -> Any:
         organiser = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
         if organiser is None:
@@ -131,7 +139,6 @@ class Command(BaseCommand):
 
     def _gallery(self) -> None:
         """The gallery's tournaments that are not there yet, each played (or left open)."""
-        organiser = self._organiser()
         for name, game, preset, rounds, deals, duplicate, played in GALLERY:
             if Tournament.objects.filter(name=name).exists():
                 continue
@@ -142,29 +149,17 @@ class Command(BaseCommand):
                 (username, f"{username.capitalize()}'s {game} bot", GALLERY_BUILTINS[n % 3])
                 for n, (username, _, _) in enumerate(DEMO_BOTS[:count])
             ]
+            tournament_settings = TournamentSettings(
+                name=name,
+                game=game,
+                preset=preset,
+                rounds=rounds,
+                deals_per_table=deals,
+                duplicate=duplicate,
+                seating="swiss" if rounds > 1 and not duplicate else "random",
+            )
             versions = self._demo_bots(bots, game=game)
-            with transaction.atomic():
-                tournament = services.tournament_create(
-                    organiser=organiser,
-                    settings=TournamentSettings(
-                        name=name,
-                        game=game,
-                        preset=preset,
-                        rounds=rounds,
-                        deals_per_table=deals,
-                        duplicate=duplicate,
-                        seating="swiss" if rounds > 1 and not duplicate else "random",
-                    ),
-                )
-                services.tournament_open(tournament=tournament)
-                for version in versions:
-                    services.entry_register(
-                        tournament=tournament, version=version, user=version.bot.owner
-                    )
-            if played:
-                services.tournament_start(tournament=tournament)
-                services.tournament_run_here(tournament=tournament, worker="demo")
-                tournament.refresh_from_db()
+            tournament, _ = self._tournament(tournament_settings, versions, play=played)
             self.stdout.write(
                 f"Demo tournament {name!r} (id {tournament.pk}): {tournament.status} "
                 f"in {time.monotonic() - began:.1f} s"
