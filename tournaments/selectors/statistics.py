@@ -63,7 +63,9 @@ class TournamentStatistics:
         (one query), else computed (two queries)."""
         key = f"tapis:crosstable:{self.tournament}:{self.version}"
         kept: statistics.Crosstable | None = cache.get(key)
-        if kept is None and self.stored:
+        if kept is not None:
+            return kept
+        if self.stored:
             stored = (
                 TournamentSummary.objects.filter(tournament_id=self.tournament)
                 .values_list("crosstable", flat=True)
