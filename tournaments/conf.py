@@ -39,6 +39,18 @@ environment (README.md and docs/operations.md document each one).
 ``TAPIS_BOT_CACHE_DIR``
     Where workers keep bot uploads (by SHA-256) to hand them to the judge. Default
     ``var/bot-cache``.
+``TAPIS_MATCH_BATCHES``
+    The most batches of all matches (judge matches between two versions) in flight at once,
+    so matches never starve tournament tables. Default 1.
+``TAPIS_PRACTICE_ACTIVE``
+    Practice runs ("try it") an author may have waiting or playing. Default 2.
+``TAPIS_PRACTICE_PER_HOUR``
+    Practice runs an author may start in an hour. Default 20.
+``TAPIS_PRACTICE_IN_FLIGHT``
+    Practice tables of all authors in flight at once. Default 2.
+``TAPIS_PRACTICE_BANK_SECONDS``
+    A practice table's time bank per seat, so a slow bot times out in its try as it would in
+    a tournament. Default 2.
 """
 
 from __future__ import annotations
@@ -117,3 +129,23 @@ def sweep_seconds() -> float:
 
 def heartbeat_seconds() -> float:
     return float(settings.TAPIS_WORKER_HEARTBEAT_SECONDS)
+
+
+def batches_in_flight_cap() -> int:
+    return max(1, int(settings.TAPIS_MATCH_BATCHES))
+
+
+def practice_active_cap() -> int:
+    return max(1, int(settings.TAPIS_PRACTICE_ACTIVE))
+
+
+def practice_hourly_cap() -> int:
+    return max(1, int(settings.TAPIS_PRACTICE_PER_HOUR))
+
+
+def practice_in_flight_cap() -> int:
+    return max(1, int(settings.TAPIS_PRACTICE_IN_FLIGHT))
+
+
+def practice_bank_seconds() -> float:
+    return max(0.0, float(settings.TAPIS_PRACTICE_BANK_SECONDS))

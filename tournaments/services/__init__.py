@@ -23,6 +23,7 @@ the transaction that made their work commits (:mod:`tournaments.queue`).
 A refused request raises :class:`~tournaments.errors.ApplicationError`.
 """
 
+from tournaments.conf import practice_in_flight_cap
 from tournaments.services.audit import (
     Check,
     DealAudit,
@@ -67,7 +68,6 @@ from tournaments.services.matches import (
 from tournaments.services.practice import (
     practice_create,
     practice_dispatch,
-    practice_in_flight_cap,
     practice_opponents,
     practice_table_failed,
     practice_tables_in_flight,

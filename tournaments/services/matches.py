@@ -32,7 +32,6 @@ import time
 import traceback
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
@@ -60,11 +59,6 @@ MAX_ATTEMPTS = 3
 #: preset: Spread.paired). With alpha = beta = 0.05 the test then takes about 150 deals when
 #: either hypothesis holds (Wald's approximation).
 DEFAULT_D1_SPREADS = 0.2
-
-
-def batches_in_flight_cap() -> int:
-    """``TAPIS_MATCH_BATCHES``: the most batches of all matches in flight at once."""
-    return max(1, int(settings.TAPIS_MATCH_BATCHES))
 
 
 def match_limits(*, house_bot: str) -> Limits:
@@ -295,7 +289,7 @@ def _dispatch() -> list[int]:
 
     fairshare.fair_share_dispatch(
         pool=fairshare.MATCHES,
-        cap=batches_in_flight_cap(),
+        cap=conf.batches_in_flight_cap(),
         in_flight=in_flight,
         waiting=waiting,
         start=start,

@@ -32,14 +32,13 @@ from collections import Counter
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from judge import bots as builtin_bots
-from tournaments import queue, seeds
+from tournaments import conf, queue, seeds
 from tournaments.errors import ApplicationError
 from tournaments.models import BotVersion, Entry, Table, Tournament
 from tournaments.services import fairshare
@@ -63,26 +62,6 @@ _FIELDS = {
     "preset": "preset",
     "house_bot": "opponent",
 }
-
-
-def practice_active_cap() -> int:
-    """``TAPIS_PRACTICE_ACTIVE``: practice runs an author may have waiting or playing."""
-    return max(1, int(settings.TAPIS_PRACTICE_ACTIVE))
-
-
-def practice_hourly_cap() -> int:
-    """``TAPIS_PRACTICE_PER_HOUR``: practice runs an author may start in an hour."""
-    return max(1, int(settings.TAPIS_PRACTICE_PER_HOUR))
-
-
-def practice_in_flight_cap() -> int:
-    """``TAPIS_PRACTICE_IN_FLIGHT``: practice tables of all authors in flight at once."""
-    return max(1, int(settings.TAPIS_PRACTICE_IN_FLIGHT))
-
-
-def practice_bank_seconds() -> float:
-    """``TAPIS_PRACTICE_BANK_SECONDS``: a practice table's time bank per seat."""
-    return max(0.0, float(settings.TAPIS_PRACTICE_BANK_SECONDS))
 
 
 def practice_opponents(*, game: str) -> list[str]:
@@ -153,7 +132,7 @@ def practice_create(
                 rounds=1,
                 deals_per_table=deals,
                 house_bot=opponent,
-                bank_seconds=practice_bank_seconds(),
+                bank_seconds=conf.practice_bank_seconds(),
             )
         )
     except ApplicationError as error:
@@ -165,20 +144,20 @@ def practice_create(
         get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
         runs = Tournament.objects.filter(practice=True, organiser=owner)
         active = runs.filter(status=Tournament.Status.RUNNING).count()
-        if active >= practice_active_cap():
+        if active >= conf.practice_active_cap():
             raise ApplicationError(
                 f"you have {active} practice run{'s' if active != 1 else ''} waiting or "
                 "playing: try again once one is over",
                 code="practice_limit",
-                extra={"active": active, "max_active": practice_active_cap()},
+                extra={"active": active, "max_active": conf.practice_active_cap()},
             )
         recent = runs.filter(created_at__gte=now - timedelta(hours=1)).count()
-        if recent >= practice_hourly_cap():
+        if recent >= conf.practice_hourly_cap():
             raise ApplicationError(
                 f"you started {recent} practice runs in the last hour, the most allowed: "
                 "try again later",
                 code="practice_limit",
-                extra={"last_hour": recent, "max_per_hour": practice_hourly_cap()},
+                extra={"last_hour": recent, "max_per_hour": conf.practice_hourly_cap()},
             )
         seed = seeds.new_tournament_seed()
         tournament = Tournament.objects.create(
@@ -266,7 +245,7 @@ def practice_dispatch() -> list[int]:
     with transaction.atomic():
         started = fairshare.fair_share_dispatch(
             pool=fairshare.PRACTICE,
-            cap=practice_in_flight_cap(),
+            cap=conf.practice_in_flight_cap(),
             in_flight=in_flight,
             waiting=waiting,
             start=start,
