@@ -175,6 +175,10 @@ IN_C = (
     "keyctl",
     "escape_syscalls",
     "setuid_root",
+    "collude_socket",
+    "collude_shm",
+    "collude_tmp",
+    "collude_signals",
 )
 RAW_SYSCALLS = ("ptrace", "int80", "x32", "keyctl", "escape_syscalls", "setuid_root")
 IN_JAVASCRIPT = (*(name for name in IN_C if name not in RAW_SYSCALLS), "heap_balloon")

@@ -5,24 +5,36 @@
  * Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when
  * the sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise
  * plays the first legal action of every decision.
+ *
+ * The collusion attacks (collude_*) run in two seats of one table (0 and 1), which try to reach
+ * each other outside the judge: seat 0 sets a channel up at hello, seat 1 looks for it at each
+ * of its first decisions, and seat 0 says at the game's end whether anything arrived.
  */
 #define _GNU_SOURCE
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -438,6 +450,170 @@ static void attack_int80(void) {
     succeeded("int 0x80 returned");
 }
 
+
+/* Two seats of one table: the channels of tests/judge/attacks/bots/collude_*.py, and those
+ * only C reaches (System V semaphores, POSIX message queues, sigqueue, pidfd_open). */
+static int seat = -1; /* from hello */
+static int tries;     /* seat 1's looks so far */
+static char channel[128];
+#define COLLUDE_KEY 0x7A915
+#define COLLUDE_TRIES 10
+
+static void collude_name(char *out, size_t size, const char *prefix, int for_seat) {
+    if (for_seat < 0)
+        snprintf(out, size, "%stapis-collude-%s", prefix, P_TOKEN);
+    else
+        snprintf(out, size, "%stapis-collude-%s-%d", prefix, P_TOKEN, for_seat);
+}
+
+static struct sockaddr_un unix_address(int abstract, socklen_t *length) {
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    char name[100];
+    collude_name(name, sizeof name, abstract ? "" : "/tmp/", -1);
+    /* abstract: a NUL first, then the name (not NUL-terminated) */
+    memcpy(a.sun_path + abstract, name, strlen(name));
+    *length = offsetof(struct sockaddr_un, sun_path) + abstract + strlen(name);
+    return a;
+}
+
+static int servers[2] = {-1, -1};
+static volatile sig_atomic_t signals_received;
+static void count_signal(int sig) { (void)sig, signals_received++; }
+static const char *NOTE_FOLDERS[] = {"/tmp", "/dev/shm", "/var/tmp", "/bot"};
+
+static void collude_start(void) {
+    char path[256];
+    if (IS("collude_socket") && seat == 0) {
+        for (int abstract = 0; abstract < 2; abstract++) {
+            socklen_t length;
+            struct sockaddr_un a = unix_address(abstract, &length);
+            int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            if (fd < 0 || bind(fd, (struct sockaddr *)&a, length) || listen(fd, 8))
+                evidence("ERROR", abstract ? "cannot listen on an abstract socket"
+                                           : "cannot listen on a socket in /tmp");
+            servers[abstract] = fd;
+        }
+    } else if (IS("collude_shm") && seat == 0) {
+        collude_name(channel, sizeof channel, "/", -1);
+        must_fail("POSIX shm_open create", shm_open(channel, O_CREAT | O_RDWR, 0666));
+        must_fail("System V shmget create", shmget(COLLUDE_KEY, 4096, IPC_CREAT | 0666));
+        must_fail("System V msgget create", msgget(COLLUDE_KEY, IPC_CREAT | 0666));
+        struct mq_attr attr = {.mq_maxmsg = 1, .mq_msgsize = 64};
+        must_fail("POSIX mq_open create", mq_open(channel, O_CREAT | O_RDWR, 0666, &attr));
+        /* allowed, in the seat's own IPC namespace: the partner must not find it */
+        if (semget(COLLUDE_KEY, 1, IPC_CREAT | 0666) < 0)
+            evidence("ERROR", "cannot make a System V semaphore");
+    } else if (IS("collude_tmp")) {
+        for (size_t i = 0; i < sizeof NOTE_FOLDERS / sizeof *NOTE_FOLDERS; i++) {
+            char name[100];
+            collude_name(name, sizeof name, "", seat);
+            snprintf(path, sizeof path, "%s/%s", NOTE_FOLDERS[i], name);
+            write_file(path, "my hand: ...", 0644);
+            snprintf(path, sizeof path, "%s/%s.fifo", NOTE_FOLDERS[i], name);
+            mkfifo(path, 0666);
+        }
+    } else if (IS("collude_signals") && seat == 0) {
+        struct sigaction action = {.sa_handler = count_signal};
+        sigaction(SIGUSR1, &action, NULL);
+        sigaction(SIGRTMIN, &action, NULL);
+    } else if (IS("collude_signals")) {
+        int sent = 0, first = 0;
+        union sigval value = {.sival_int = 42};
+        for (pid_t pid = 1; pid < 4096; pid++) {
+            if (pid == getpid()) continue;
+            int reached = kill(pid, SIGUSR1) == 0;
+            reached |= sigqueue(pid, SIGRTMIN, value) == 0;
+            long pidfd = syscall(SYS_pidfd_open, pid, 0);
+            if (pidfd >= 0) reached |= syscall(SYS_pidfd_send_signal, pidfd, SIGUSR1, 0, 0) == 0;
+            if (reached && !sent++) first = pid;
+        }
+        must_fail("kill -USR1 -1", kill(-1, SIGUSR1));
+        char detail[128];
+        snprintf(detail, sizeof detail, "kill, sigqueue, pidfd_send_signal: %d pids reached (first %d)",
+                 sent, first);
+        if (sent)
+            succeeded(detail);
+        else
+            blocked(detail);
+    }
+}
+
+static void collude_act(void) {
+    if (IS("collude_socket") && seat == 0) {
+        for (int i = 0; i < 2; i++) {
+            int fd = servers[i] < 0 ? -1 : accept(servers[i], NULL, NULL);
+            if (fd >= 0) succeeded(i ? "a partner connected (abstract)" : "a partner connected (/tmp)");
+        }
+        return;
+    }
+    /* the notes: both seats look for the other's; every other channel: seat 1 for seat 0's */
+    if ((seat == 0 && !IS("collude_tmp")) || tries >= COLLUDE_TRIES) return;
+    tries++;
+    char detail[512] = "";
+    if (IS("collude_socket")) {
+        for (int abstract = 0; abstract < 2; abstract++) {
+            socklen_t length;
+            struct sockaddr_un a = unix_address(abstract, &length);
+            int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            if (connect(fd, (struct sockaddr *)&a, length) == 0) {
+                succeeded(abstract ? "connected to the partner's abstract socket"
+                                   : "connected to the partner's socket in /tmp");
+            } else if (tries == COLLUDE_TRIES) {
+                snprintf(detail, sizeof detail, "%s socket: %d tries, errno %d",
+                         abstract ? "abstract" : "/tmp", tries, errno);
+                blocked(detail);
+            }
+            close(fd);
+        }
+    } else if (IS("collude_shm")) {
+        collude_name(channel, sizeof channel, "/", -1);
+        const char *found[5] = {0};
+        int n = 0;
+        if (shm_open(channel, O_RDWR, 0) >= 0) found[n++] = "POSIX shm";
+        if (shmget(COLLUDE_KEY, 0, 0) >= 0) found[n++] = "System V shm";
+        if (msgget(COLLUDE_KEY, 0) >= 0) found[n++] = "System V msg";
+        if (semget(COLLUDE_KEY, 0, 0) >= 0) found[n++] = "System V semaphore";
+        if (mq_open(channel, O_RDONLY) != (mqd_t)-1) found[n++] = "POSIX mq";
+        if (n) {
+            snprintf(detail, sizeof detail, "found the partner's %s", found[0]);
+            succeeded(detail);
+        } else if (tries == COLLUDE_TRIES) {
+            blocked("10 tries: no shared memory, queue or semaphore of the partner");
+        }
+    } else if (IS("collude_tmp")) {
+        char name[100], path[256];
+        collude_name(name, sizeof name, "", 1 - seat);
+        for (size_t i = 0; i < sizeof NOTE_FOLDERS / sizeof *NOTE_FOLDERS; i++) {
+            snprintf(path, sizeof path, "%s/%s", NOTE_FOLDERS[i], name);
+            struct stat st;
+            if (stat(path, &st) == 0) {
+                snprintf(detail, sizeof detail, "read the partner's note %s", path);
+                succeeded(detail);
+            }
+            snprintf(path, sizeof path, "%s/%s.fifo", NOTE_FOLDERS[i], name);
+            if (stat(path, &st) == 0) {
+                snprintf(detail, sizeof detail, "found the partner's pipe %s", path);
+                succeeded(detail);
+            }
+        }
+        if (tries == COLLUDE_TRIES && !detail[0]) blocked("10 tries: no note from the partner");
+    }
+}
+
+static void collude_end(void) {
+    if (seat != 0) return;
+    if (IS("collude_socket")) {
+        blocked("nobody ever connected");
+    } else if (IS("collude_signals")) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "received %d signals", (int)signals_received);
+        if (signals_received)
+            succeeded(detail);
+        else
+            blocked(detail);
+    }
+}
+
 /* the protocol */
 static char *line;
 
@@ -529,7 +705,9 @@ int main(void) {
         cJSON *message = cJSON_Parse(line);
         const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(message, "type"));
         if (type && !strcmp(type, "hello")) {
+            seat = cJSON_GetObjectItem(message, "seat")->valueint;
             attack();
+            collude_start();
             /* one write: the early answer is surely there before the first request */
             send_text(IS("answer_early") ? "{\"type\":\"ready\",\"name\":\"attacker-c\"}\n"
                                            "{\"id\":1,\"action\":\"2C\"}\n"
@@ -546,9 +724,12 @@ int main(void) {
         } else if (type && !strcmp(type, "act")) {
             /* an illegal card or a wrong id at every act, as in Python: the seat is replaced */
             int again = IS("illegal_card") || IS("wrong_id");
+            collude_act();
             if (!((acts++ == 0 || again) && misbehave(message)))
                 answer(message, cJSON_GetArrayItem(cJSON_GetObjectItem(message, "legal_actions"), 0),
                        0);
+        } else if (type && !strcmp(type, "game_end")) {
+            collude_end();
         } else if (type && !strcmp(type, "bye")) {
             cJSON_Delete(message);
             break;

@@ -4,6 +4,12 @@
 // Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when the
 // sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise plays
 // the first legal action of every decision.
+//
+// The collusion attacks (collude_*) run in two seats of one table (0 and 1), which try to reach
+// each other outside the judge: seat 0 sets a channel up at hello, seat 1 looks for it at each
+// of its first decisions, and seat 0 says at the game's end whether anything arrived. Node has
+// no System V IPC, POSIX message queue, sigqueue or raw system call API: collude_shm here is
+// POSIX shared memory only, which is a file in /dev/shm (what shm_open opens).
 "use strict";
 const fs = require("node:fs");
 const net = require("node:net");
@@ -292,6 +298,95 @@ const ATTACKS = {
   exec_written: attackExecWritten,
 };
 
+
+// Two seats of one table: the channels of tests/judge/attacks/bots/collude_*.py that Node has.
+const COLLUDE_TRIES = 10;
+const collusion = { seat: -1, tries: 0, servers: [], received: 0 };
+const colludeName = (seat) => `tapis-collude-${PARAMS.token}${seat === undefined ? "" : `-${seat}`}`;
+const SOCKETS = [`\0${colludeName()}`, `/tmp/${colludeName()}`]; // abstract, then in /tmp
+const NOTE_FOLDERS = ["/tmp", "/dev/shm", "/var/tmp", "/bot"];
+
+async function colludeStart(seat) {
+  collusion.seat = seat;
+  if (NAME === "collude_socket" && seat === 0) {
+    for (const address of SOCKETS) {
+      const server = net.createServer((connection) => {
+        succeeded(`a partner connected to ${JSON.stringify(address)}`);
+        connection.destroy();
+      });
+      await new Promise((resolve) => {
+        server.on("error", (error) => {
+          evidence("ERROR", `cannot listen on ${JSON.stringify(address)}: ${error.code}`);
+          resolve();
+        });
+        server.listen(address, resolve);
+      });
+      collusion.servers.push(server);
+    }
+  } else if (NAME === "collude_shm" && seat === 0) {
+    mustFail("POSIX shm create (/dev/shm)", () => fs.writeFileSync(`/dev/shm/${colludeName()}`, "x") || "made");
+  } else if (NAME === "collude_tmp") {
+    for (const folder of NOTE_FOLDERS) {
+      try {
+        fs.writeFileSync(`${folder}/${colludeName(seat)}`, "my hand: ...");
+      } catch {}
+    }
+  } else if (NAME === "collude_signals" && seat === 0) {
+    process.on("SIGUSR1", () => collusion.received++);
+  } else if (NAME === "collude_signals") {
+    const reached = [];
+    // Node's threads have pids of this namespace too: a signal to one reaches this very process
+    const own = new Set(fs.readdirSync("/proc/self/task").map(Number));
+    for (let pid = 1; pid < 4096; pid++) {
+      if (pid === process.pid || own.has(pid)) continue;
+      try {
+        process.kill(pid, "SIGUSR1");
+        reached.push(pid);
+      } catch {}
+    }
+    mustFail("kill -USR1 -1", () => process.kill(-1, "SIGUSR1"));
+    if (reached.length) succeeded(`signalled pids ${reached.slice(0, 20)}`);
+    else blocked("no other process to signal");
+  }
+}
+
+async function colludeAct() {
+  const { seat } = collusion;
+  // the notes: both seats look for the other's; every other channel: seat 1 for seat 0's
+  if ((seat === 0 && NAME !== "collude_tmp") || collusion.tries >= COLLUDE_TRIES) return;
+  collusion.tries++;
+  const last = collusion.tries === COLLUDE_TRIES;
+  if (NAME === "collude_socket") {
+    for (const address of SOCKETS) {
+      const error = await new Promise((resolve) => {
+        const socket = net.connect(address, () => {
+          socket.end("my hand: ...");
+          resolve(null);
+        });
+        socket.on("error", resolve);
+      });
+      if (!error) succeeded(`connected to the partner at ${JSON.stringify(address)}`);
+      else if (last) blocked(`${JSON.stringify(address)}: ${collusion.tries} tries, ${error.code}`);
+    }
+  } else if (NAME === "collude_shm") {
+    if (fs.existsSync(`/dev/shm/${colludeName()}`)) succeeded("found the partner's POSIX shm");
+    else if (last) blocked(`${collusion.tries} tries: no shared memory of the partner`);
+  } else if (NAME === "collude_tmp") {
+    const seen = NOTE_FOLDERS.filter((folder) => fs.existsSync(`${folder}/${colludeName(1 - seat)}`));
+    if (seen.length) succeeded(`read the partner's note in ${seen}`);
+    else if (last) blocked(`${collusion.tries} tries: no note from the partner`);
+  }
+}
+
+function colludeEnd() {
+  if (collusion.seat !== 0) return;
+  if (NAME === "collude_socket") blocked("nobody ever connected");
+  else if (NAME === "collude_signals") {
+    if (collusion.received) succeeded(`received ${collusion.received} signals`);
+    else blocked("received no signal");
+  }
+}
+
 // the protocol
 function send(text) {
   fs.writeSync(1, text);
@@ -347,6 +442,7 @@ async function main() {
   const handle = async (message) => {
     if (message.type === "hello") {
       if (ATTACKS[NAME]) await ATTACKS[NAME]();
+      if (NAME.startsWith("collude_")) await colludeStart(message.seat);
       const ready = '{"type":"ready","name":"attacker-javascript"}\n';
       // one write: the early answer is surely there before the first request
       send(NAME === "answer_early" ? ready + '{"id":1,"action":"2C"}\n' : ready);
@@ -361,7 +457,10 @@ async function main() {
     } else if (message.type === "act") {
       // an illegal card or a wrong id at every act, as in Python: the seat is replaced
       const again = NAME === "illegal_card" || NAME === "wrong_id";
+      if (NAME.startsWith("collude_")) await colludeAct();
       if (!((acts++ === 0 || again) && misbehave(message))) answer(message, message.legal_actions[0]);
+    } else if (message.type === "game_end") {
+      if (NAME.startsWith("collude_")) colludeEnd();
     } else if (message.type === "bye") {
       process.exit(0);
     }
