@@ -12,9 +12,10 @@ It prints figures; it asserts nothing (see DESIGN.md: benchmarks live in bench/)
    (``python3 -S`` started by ``subprocess``) against under the sandbox (``spawn_bot``).
    Measured with the judge and the bot free to run on any core, then with both pinned to one
    core (the cost of a wake-up across cores dominates a round trip). Goal: sandbox within 10%.
-   "bare+setsid" is the bare bot in a session of its own, as ``bwrap --new-session`` puts the
-   sandboxed bot: with the scheduler's autogroups on (``kernel.sched_autogroup_enabled``), a
-   session is a scheduling group, and a wake-up across groups costs more than the sandbox.
+   "bare+setsid" is the bare bot in a session of its own, as ``bwrap --new-session`` put the
+   sandboxed bot until session 5: with the scheduler's autogroups on
+   (``kernel.sched_autogroup_enabled``), a session is a scheduling group, and a wake-up across
+   groups costs more than the sandbox (docs/sandbox.md, "Cost").
 2. Start-up: from starting the process to reading the bot's first line, for a bare
    ``python3 -S`` and under the sandbox; plus what ``kill()`` takes. Goal: within +10 ms.
 3. A whisthub Hearts table of 4 sandboxed trivial bots (the SDK's first-legal bot) through

@@ -15,8 +15,9 @@ and ``mount``, and it:
    ``no_new_privs`` and loads the bot's own seccomp filter, read from descriptor ``FD`` (the
    same filter as a bot's started without a starter: ``mount`` denied again);
 3. restores the signal dispositions the interpreter changed (``SIGPIPE``, ``SIGXFSZ``: ignored
-   dispositions survive ``exec``) and executes ``ARGV`` (looked up in ``PATH`` as bubblewrap
-   would), the bot, which stays pid 1.
+   dispositions survive ``exec``), makes a process group of its own (the sandbox shares the
+   judge's session, docs/sandbox.md: ``kill(0)`` from the bot must not reach bubblewrap) and
+   executes ``ARGV`` (looked up in ``PATH`` as bubblewrap would), the bot, which stays pid 1.
 
 Any failure ends the starter with status 126 and a line on stderr that names it: the bot never
 runs in a sandbox whose writable places can execute.
@@ -136,6 +137,7 @@ def main() -> None:
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
     for signum in (signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(signum, signal.SIG_DFL)
+    os.setpgid(0, 0)  # not bubblewrap's group: kill(0) from the bot reaches the sandbox only
     sys.stdout.flush()
     os.execvp(argv[0], argv)  # a name without a slash is looked up in PATH, as bubblewrap does
 

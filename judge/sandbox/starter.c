@@ -7,7 +7,9 @@
  *    noexec is bind-remounted with MS_NOEXEC added to its flags (checked again after);
  * 2. every capability dropped (bounding set, then permitted, effective, inheritable), the
  *    bot's seccomp filter (read from FD) loaded under no_new_privs;
- * 3. execvp(ARGV): the bot, still pid 1.
+ * 3. a process group of its own (the judge's session, not bubblewrap's group: kill(0) from
+ *    the bot reaches the sandbox only);
+ * 4. execvp(ARGV): the bot, still pid 1.
  * Any failure: status 126 and the reason on stderr; the bot never runs.
  */
 #define _GNU_SOURCE
@@ -129,6 +131,7 @@ int main(int argc, char **argv) {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
     struct sock_fprog fprog = {(unsigned short)(size / sizeof(struct sock_filter)), program};
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) fail("seccomp");
+    if (setpgid(0, 0) != 0) fail("a process group of its own");
     execvp(argv[3], argv + 3);
     fail(argv[3]);
 }

@@ -310,7 +310,7 @@ def _become_bot(bot: Bot, inherited: list[int]) -> None:
         os.chdir(bot.workdir)
         if bot.cpus != b"-":  # before any of the bot's code runs
             os.sched_setaffinity(0, {int(cpu) for cpu in bot.cpus.split(b",")})
-        os.setsid()
+        os.setpgid(0, 0)  # not the zygote's group; still the judge's session (bwrap.py)
         _signal.set_wakeup_fd(-1)
         _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         for target, fd in enumerate(bot.fds):
