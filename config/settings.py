@@ -87,7 +87,10 @@ elif PRODUCTION and _weak_secret_key(_secret_key):
     _refusals.append("SECRET_KEY is too weak: use at least 50 random characters")
 SECRET_KEY = _secret_key
 
-DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+# Off in every mode, the demo's too: with DEBUG on, any visitor's missing page or error would
+# show Django's debug page (settings, paths, the traceback). DEBUG=1 is for a developer's own
+# machine; whitenoise serves the static files either way (below).
+DEBUG = env_bool("DEBUG", default=False)
 if PRODUCTION and DEBUG:
     _refusals.append("DEBUG must be off in production")
 
@@ -234,7 +237,8 @@ STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "templates" / "static"]
 if not PRODUCTION:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-# Demo and tests: whitenoise serves the files where they are, without collectstatic.
+# Demo and tests: whitenoise serves the files where they are, without collectstatic (and
+# with DEBUG off, as make run runs: Django's runserver serves static files only with DEBUG).
 WHITENOISE_USE_FINDERS = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

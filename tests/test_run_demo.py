@@ -139,6 +139,39 @@ def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: P
     assert "Stopping Tapis" in log_path.read_text()
 
 
+@pytest.mark.slow
+def test_run_answers_a_missing_page_with_the_sites_page_not_the_debug_page(
+    tmp_path: Path,
+) -> None:
+    """``make run`` runs with DEBUG off: a visitor's missing page is templates/404.html, never
+    Django's debug page (its URL patterns, settings, paths); the static files are still served
+    (whitenoise, without collectstatic), and under /api/ a 404 is the API's JSON."""
+    run, base, _log_path = start_demo(tmp_path)
+    try:
+        status, body = fetch(f"{base}/no-such-page/")
+        page = body.decode()
+        assert status == 404
+        assert "Nothing here" in page
+        assert "/static/tapis.css" in page
+        for leak in ("DEBUG = True", "URLconf", "Traceback", str(BASE_DIR)):
+            assert leak not in page, leak
+        status, body = fetch(f"{base}/deals/999999999/")  # a view's Http404: the same page
+        assert status == 404
+        assert b"Nothing here" in body
+        assert b"DEBUG" not in body
+
+        for asset in ("tapis.css", "replay/replay.js", "admin/css/base.css"):
+            status, body = fetch(f"{base}/static/{asset}")
+            assert status == 200, asset
+            assert body, asset
+
+        status, body = fetch(f"{base}/api/v1/no-such-endpoint/")
+        assert status == 404
+        assert json.loads(body)["error"]["code"] == "not_found"
+    finally:
+        stop_demo(run)
+
+
 @pytest.mark.django_db
 def test_demo_admin_is_made_once(settings: Settings, tmp_path: Path) -> None:
     settings.VAR_DIR = tmp_path

@@ -159,7 +159,7 @@ def test_demo_generates_a_secret_once_and_keeps_everything_under_var(tmp_path: P
     assert first["SECRET_KEY"] == second["SECRET_KEY"] == secret_file.read_text().strip()
     assert len(str(first["SECRET_KEY"])) >= 50
     assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
-    assert first["DEBUG"] == "True"
+    assert first["DEBUG"] == "False"  # the demo too: no debug page for its visitors
     assert str(tmp_path / "tapis.sqlite3") in str(first["DATABASES"])
     assert first["CELERY_BROKER_URL"] == "filesystem://localhost//"
     assert first["CELERY_RESULT_BACKEND"] == f"file://{tmp_path / 'results'}"

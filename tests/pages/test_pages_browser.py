@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 import pytest
+from django.template.loader import render_to_string
 
 from tests.pages.conftest import SiteWorld, axe_violations
 from tests.pages.test_pages_client import routes
@@ -39,6 +40,13 @@ def test_error_pages_are_in_the_sites_style(
     assert response.status == 404
     # 404 pages log one console error (the failed document): nothing else.
     assert all("404" in error for error in console_errors), console_errors
+    # The pages Django renders without a request (a bug, a request it cannot serve), drawn
+    # at the site's address so that their stylesheet loads.
+    for template, title in (("500.html", "Something went wrong"), ("400.html", "This request")):
+        page.set_content(render_to_string(template))
+        assert page.locator("h1").inner_text().startswith(title)
+        assert page.locator("header.site nav").is_visible()
+        assert not axe_violations(page), template
 
 
 def test_the_standings_draw_each_interval_as_a_bar_on_one_scale(

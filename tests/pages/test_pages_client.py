@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -53,6 +54,33 @@ def test_every_page_answers(site_world: SiteWorld, client: Client) -> None:
         assert b'<main id="main"' in response.content, url
         for tag in (b"{#", b"{%", b"{{"):  # template syntax printed, not read
             assert tag not in response.content, (url, tag)
+
+
+def test_a_server_error_and_a_bad_request_are_the_sites_pages(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """With DEBUG off (as everywhere, make run too) a bug is templates/500.html and a request
+    the site cannot serve templates/400.html, in the site's look, saying nothing of the
+    error; under /api/ the same errors are JSON (tests/api)."""
+    settings.DEBUG = False
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("a bug with a secret in its message")
+
+    monkeypatch.setattr(page_selectors, "rankings_page", broken)
+    response = Client(raise_request_exception=False).get(reverse("tournaments:rankings"))
+    page = response.content.decode()
+    assert response.status_code == 500
+    assert "Something went wrong on our side" in page
+    assert "tapis.css" in page
+    assert '<main id="main"' in page
+    assert "secret" not in page
+    assert "Traceback" not in page
+
+    response = Client(HTTP_HOST="elsewhere.example").get(reverse("home"))
+    assert response.status_code == 400
+    assert b"This request cannot be answered" in response.content
+    assert b"tapis.css" in response.content
 
 
 def test_a_draft_is_hidden_from_the_public_but_not_from_its_organiser(
