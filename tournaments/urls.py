@@ -47,6 +47,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("account/", accounts.account, name="account"),
     path("account/token/", accounts.token_create, name="token-create"),
+    path("account/token/new/", accounts.token_shown, name="token-shown"),
     path("account/token/revoke/", accounts.token_revoke, name="token-revoke"),
     path("account/bots/new/", authoring.bot_new, name="bot-new"),
     path("account/bots/<int:pk>/", authoring.my_bot, name="my-bot"),

@@ -55,22 +55,38 @@ def error_next_to(html: str, field: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+TOKEN_SHOWN = re.compile(r'<pre id="api-token" class="break">([^<]+)</pre>')
+
+
 def test_signup_logs_in_and_shows_the_token_once(world: MembersWorld) -> None:
     client = Client()
     response = client.post(
         reverse("tournaments:signup"),
         {"username": "newcomer", "email": "n@example.org", "password": "a-long-Passw0rd!"},
     )
-    assert response.status_code == 200
-    html = response.content.decode()
-    key = re.search(r'<pre id="api-token" class="break">([^<]+)</pre>', html)
+    # POST, redirect, GET: the POST's answer holds no secret, and reloading the page the
+    # browser lands on sends no form again.
+    assert response.status_code == 302
+    assert response["Location"] == reverse("tournaments:token-shown")
+    assert b"api-token" not in response.content
+    shown = client.get(response["Location"])
+    assert "no-store" in shown["Cache-Control"]
+    html = shown.content.decode()
+    assert "Welcome, newcomer" in html
+    key = TOKEN_SHOWN.search(html)
     assert key is not None
     user = User.objects.get(username="newcomer")
     assert ApiToken.objects.get(user=user).prefix == key.group(1)[:8]
-    account = client.get(reverse("tournaments:account")).content.decode()
+    # A reload shows it no more: My account, which has its prefix only.
+    reload = client.get(response["Location"], follow=True)
+    assert reload.redirect_chain == [(reverse("tournaments:account"), 302)]
+    account = reload.content.decode()
     assert "My account: newcomer" in account
-    assert key.group(1) not in account  # shown once: the account page has the prefix only
+    assert "shown once, when it is made" in account
+    assert key.group(1) not in account
     assert key.group(1)[:8] in account
+    assert ApiToken.objects.filter(user=user).count() == 1
+    assert key.group(1) not in str(dict(client.session))  # forgotten once shown
 
 
 def test_signup_refuses_a_look_alike_name_next_to_it_and_keeps_the_values(
@@ -178,9 +194,12 @@ def test_no_reset_mail_without_an_email_url(world: MembersWorld, settings: Any) 
 
 def test_token_made_shown_once_and_revoked(world: MembersWorld) -> None:
     client = world.client("author")
-    made = client.post(reverse("tournaments:token-create")).content.decode()
-    key = re.search(r'<pre id="api-token" class="break">([^<]+)</pre>', made)
+    made = client.post(reverse("tournaments:token-create"))
+    assert made.status_code == 302
+    assert b"api-token" not in made.content
+    key = TOKEN_SHOWN.search(client.get(made["Location"]).content.decode())
     assert key is not None
+    assert TOKEN_SHOWN.search(client.get(made["Location"], follow=True).content.decode()) is None
     api = Client(HTTP_AUTHORIZATION=f"Token {key.group(1)}")
     assert api.get("/api/v1/auth/me/").status_code == 200
     client.post(reverse("tournaments:token-revoke"))

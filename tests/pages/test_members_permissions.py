@@ -76,7 +76,9 @@ CASES = [
     Case("password reset", "GET", lambda w: reverse("tournaments:password-reset"), everyone(200)),
     Case("password change", "GET", lambda w: reverse("tournaments:password-change"), members(200)),
     Case("account", "GET", lambda w: reverse("tournaments:account"), members(200)),
-    Case("token create", "POST", lambda w: reverse("tournaments:token-create"), members(200)),
+    Case("token create", "POST", lambda w: reverse("tournaments:token-create"), members(302)),
+    # Nothing held in the session: back to My account.
+    Case("token shown", "GET", lambda w: reverse("tournaments:token-shown"), members(302)),
     Case("token revoke", "POST", lambda w: reverse("tournaments:token-revoke"), members(302)),
     Case("logout", "POST", lambda w: reverse("tournaments:logout"), everyone(302)),
     # Bot authors

@@ -15,7 +15,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from api import accounts
 from tournaments import member_selectors
@@ -32,13 +33,38 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None, request=request)
     if request.method == "POST" and form.is_valid() and form.issued is not None:
         login(request, form.issued.user, backend=_MODEL_BACKEND)
-        # The page that follows a POST shows the token once; reloading it makes no new one.
-        return render(
-            request,
-            "members/token_shown.html",
-            {"key": form.issued.key, "welcome": True, "nav_section": "account"},
-        )
+        return _show_token_once(request, form.issued.key, welcome=True)
     return render(request, "members/signup.html", {"form": form, "nav_section": "account"})
+
+
+# The session's key holding a new API token until the page that shows it is opened.
+_NEW_TOKEN = "tapis_new_token"
+
+
+def _show_token_once(request: HttpRequest, key: str, *, welcome: bool = False) -> HttpResponse:
+    """POST, redirect, GET: the answer to the POST that made a token is a redirect to
+    :func:`token_shown`, which shows it once from the session. A reload of that page, or of
+    the POST's (the browser follows the redirect), neither shows the token again nor sends the
+    form again."""
+    request.session[_NEW_TOKEN] = {"key": key, "welcome": welcome}
+    return redirect("tournaments:token-shown")
+
+
+@never_cache
+@login_required
+@require_safe
+def token_shown(request: HttpRequest) -> HttpResponse:
+    """The API token just made, shown this once and forgotten by the session as it is read
+    (``never_cache``: not kept by the browser either); after that, My account."""
+    held = request.session.pop(_NEW_TOKEN, None)
+    if not isinstance(held, dict) or not isinstance(held.get("key"), str):
+        messages.info(
+            request,
+            "An API token is shown once, when it is made: make a new one if you did not copy it.",
+        )
+        return redirect("tournaments:account")
+    context = {"key": held["key"], "welcome": bool(held.get("welcome")), "nav_section": "account"}
+    return render(request, "members/token_shown.html", context)
 
 
 class LoginView(auth_views.LoginView):
@@ -111,9 +137,7 @@ def account(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_create(request: HttpRequest) -> HttpResponse:
     issued = accounts.token_issue(user=request.user)
-    return render(
-        request, "members/token_shown.html", {"key": issued.key, "nav_section": "account"}
-    )
+    return _show_token_once(request, issued.key)
 
 
 @login_required
