@@ -83,6 +83,23 @@ def test_a_server_error_and_a_bad_request_are_the_sites_pages(
     assert b"tapis.css" in response.content
 
 
+def test_moments_are_written_in_utc_saying_so(site_world: SiteWorld, client: Client) -> None:
+    """The same format on every page: the minute in UTC, said, and the instant in <time>."""
+    moment = re.compile(
+        r'<time datetime="(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)">'
+        r"(\d{4}-\d\d-\d\d \d\d:\d\d) UTC</time>"
+    )
+    bot_id = site_world.finished.entries.order_by("pk").first().version.bot_id  # type: ignore[union-attr]
+    for url in (
+        reverse("tournaments:tournament-list"),
+        reverse("tournaments:bot-detail", args=[bot_id]),
+    ):
+        found = moment.findall(client.get(url).content.decode())
+        assert found, url
+        for instant, shown in found:
+            assert instant[:16].replace("T", " ") == shown, url
+
+
 def test_a_draft_is_hidden_from_the_public_but_not_from_its_organiser(
     site_world: SiteWorld, client: Client
 ) -> None:

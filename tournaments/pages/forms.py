@@ -293,10 +293,12 @@ class TournamentForm(forms.Form):
     allow_multiple_entries = forms.BooleanField(required=False)
     registration_opens_at = forms.DateTimeField(
         required=False,
+        help_text="In UTC, as every time on the site.",
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_LOCAL_DATETIME),
     )
     registration_closes_at = forms.DateTimeField(
         required=False,
+        help_text="In UTC.",
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=_LOCAL_DATETIME),
     )
 

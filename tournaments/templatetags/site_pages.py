@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from functools import cache
 
 from django import template
 from django.urls import reverse
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from tournaments.models import Entry
@@ -166,3 +167,27 @@ def family_title(family: object) -> str:
     """
     game, _, preset = str(family).partition("/")
     return f"{game_title(game)}, {preset}" if preset else game_title(game)
+
+
+@register.filter
+def timestamp(moment: object) -> str:
+    """A moment as every page writes it: in UTC, saying so, in a ``<time>`` element whose
+    ``datetime`` is the exact instant (``{{ bot.created_at|timestamp }}``). The pages used
+    ``|date`` with no zone, some with the day only: one format everywhere now.
+
+    >>> from datetime import timedelta, timezone
+    >>> paris = timezone(timedelta(hours=1))
+    >>> print(timestamp(datetime(2026, 11, 24, 9, 41, 7, tzinfo=paris)))
+    <time datetime="2026-11-24T08:41:07Z">2026-11-24 08:41 UTC</time>
+    >>> timestamp(None) == NOTHING
+    True
+    """
+    if not isinstance(moment, datetime):
+        return NOTHING
+    # A naive moment (none is stored so: USE_TZ) is taken as UTC, the site's time zone.
+    utc = moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return format_html(
+        '<time datetime="{}">{} UTC</time>',
+        utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        utc.strftime("%Y-%m-%d %H:%M"),
+    )
