@@ -37,8 +37,12 @@ Dutch
 Each step after 0 also names its seat ``s``, its action ``a``, the decision's time ``sec`` and
 fault ``f`` (when not 0 and not none), a sentence ``t`` (with every card the step involves) and
 ``tp`` (what the other seats heard, when that is less; ``ta`` false when the acting seat did not
-see it either: an Ace's gift), Dutch's ``hl`` the ``[seat, slot]`` pairs it touched, and ``m``
-what it ends: ``"pass"`` (the exchange of passes), ``"trick"``, ``"turn"``.
+see it either: an Ace's gift). In a sentence every seat's name (its bot, which its author named)
+stands between :data:`NAME_OPEN` and :data:`NAME_CLOSE`, Unicode's first-strong isolate and its
+pop: the page draws the card codes of a sentence as cards but never a name, even a bot named
+"QS" (and a right-to-left name does not reorder the sentence); the names themselves (``seats``)
+never hold either character. A step also has Dutch's ``hl``, the ``[seat, slot]`` pairs it
+touched, and ``m``, what it ends: ``"pass"`` (the exchange of passes), ``"trick"``, ``"turn"``.
 """
 
 from __future__ import annotations
@@ -52,8 +56,14 @@ from games.base import JSON, Game, State
 from games.cards import card_name
 from games.errors import GameError
 
-#: The version of the step format, for the page's script.
-FORMAT = 1
+#: The version of the step format, for the page's script (2: names isolated in sentences).
+FORMAT = 2
+
+#: Around each seat's name in a step's sentence (U+2068 FIRST STRONG ISOLATE and U+2069 POP
+#: DIRECTIONAL ISOLATE): what stands between them is a name, never cards.
+NAME_OPEN = "\u2068"
+NAME_CLOSE = "\u2069"
+_ISOLATES = dict.fromkeys(map(ord, "\u2066\u2067\u2068\u2069"))
 
 
 class ReplayError(ValueError):
@@ -65,8 +75,18 @@ def _seat_names(document: Mapping[str, Any], players: int) -> list[str]:
     for seat in document.get("seats") or []:
         position = seat.get("position")
         if isinstance(position, int) and 0 <= position < players:
-            names[position] = str(seat.get("bot") or names[position])
+            # Without isolates of its own: a name cannot end its isolate in a sentence.
+            names[position] = str(seat.get("bot") or names[position]).translate(_ISOLATES)
     return names
+
+
+def _isolated(name: str) -> str:
+    """A seat's name as sentences write it: a name, whatever it looks like.
+
+    >>> _isolated("QS v1") == NAME_OPEN + "QS v1" + NAME_CLOSE
+    True
+    """
+    return f"{NAME_OPEN}{name}{NAME_CLOSE}"
 
 
 def _engine(document: Mapping[str, Any]) -> Game[object]:
@@ -451,6 +471,7 @@ def deal_replay_steps(
     stop = total if count is None else min(total, first + max(count, 1) - 1)
     decisions = {d.get("step"): d for d in replay.get("decisions") or [] if isinstance(d, dict)}
     names = _seat_names(replay, players)
+    in_sentences = [_isolated(name) for name in names]
     dutch = game_name == "dutch"
 
     def apply(number: int, item: object) -> tuple[int, JSON]:
@@ -488,7 +509,7 @@ def deal_replay_steps(
                 if called_at is None:
                     called_at = turns
                 after["left"] = 0 if state.is_terminal() else players - 1 - (turns - called_at)
-            step = _Step(state, seat, action, current, after, names, static, history)
+            step = _Step(state, seat, action, current, after, in_sentences, static, history)
             full, public, actor_sees = text_of(step)
             entry: dict[str, JSON] = {
                 "s": seat,

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 
 import games
 from tests.pages.conftest import axe_violations
-from tests.pages.test_replay_page import _cup, _play
+from tests.pages.test_replay_page import CARD_NAMES, _cup, _play, card_named_cup, cards_of
 from tests.tournaments.factories import BotFactory, file_version
 from tournaments import services
 from tournaments.models import Deal, Tournament
@@ -259,6 +259,33 @@ def test_a_steps_address_reopens_at_that_step(page: Any, console_errors: list[st
     assert page.get_by_label("View").input_value() == "3"
     assert _hands(page)[3] == states[21].observation(3)["hand"]
     assert not console_errors
+
+
+def test_a_bot_named_like_a_card_is_written_not_drawn(page: Any, console_errors: list[str]) -> None:
+    """The viewer's sentence draws a step's cards, never a seat's name: bots named QS, TH, AC
+    and 10H are each a <bdi> of text in every sentence of the deal."""
+    _organiser()
+    deal = _deal(card_named_cup())
+    names = {f"{name} v1" for name in CARD_NAMES}
+    _open(page, f"/deals/{deal.pk}/")
+    for number, (_, action) in enumerate(deal.log["actions"], start=1):
+        page.keyboard.press("ArrowRight")
+        assert _step(page) == number
+        drawn = page.evaluate(_SENTENCE)
+        assert drawn["cards"] == cards_of(action), (number, drawn)
+        assert drawn["names"], number
+        assert set(drawn["names"]) <= names, (number, drawn)
+    assert not axe_violations(page)
+    assert not console_errors
+
+
+_SENTENCE = """() => {
+  const text = document.querySelector("[data-step-text]");
+  return {
+    cards: text.querySelectorAll(".pcard").length,
+    names: [...text.querySelectorAll("bdi")].map((b) => b.textContent),
+  };
+}"""
 
 
 def test_one_seats_view_hides_the_other_hands(page: Any, console_errors: list[str]) -> None:

@@ -14,7 +14,7 @@ import gzip
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -23,6 +23,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
 
 import games
 from tournaments import page_selectors, replay_steps, selectors, services
@@ -55,7 +56,14 @@ class ReplayWorld:
 
 
 def _cup(
-    organiser: User, name: str, game: str, entries: int, *, run: bool = True, **settings: Any
+    organiser: User,
+    name: str,
+    game: str,
+    entries: int,
+    *,
+    run: bool = True,
+    bot_names: Sequence[str] = (),
+    **settings: Any,
 ) -> Tournament:
     settings.setdefault("rounds", 1)
     settings.setdefault("deals_per_table", 2)
@@ -67,6 +75,8 @@ def _cup(
         owner = User.objects.create_user(username=f"{name}-{i}".replace(" ", "-").lower())
         # One bot's name tries to close the page's script element: the steps must stay data.
         bot_name = f"{BUILTINS[i]}{i}" if i else "</script><b>x</b>"
+        if i < len(bot_names):
+            bot_name = bot_names[i]
         bot: Bot = services.bot_create(owner=owner, name=bot_name, game=game)
         version = services.bot_version_create(bot=bot, builtin=BUILTINS[i])
         services.entry_register(tournament=tournament, version=version, user=owner)
@@ -199,7 +209,8 @@ def test_steps_say_hidden_cards_only_to_who_sees_them(world: ReplayWorld) -> Non
     assert isinstance(first["a"], list)
     assert all(card in first["t"] for card in first["a"])
     assert not any(card in first["tp"] for card in first["a"])
-    assert first["tp"].endswith(f"passes 3 cards to {steps['seats'][1]}")
+    to = replay_steps.NAME_OPEN + steps["seats"][1] + replay_steps.NAME_CLOSE
+    assert first["tp"].endswith(f"passes 3 cards to {to}")
 
     dutch = replay_steps.deal_replay_steps(replay=_replay(world.deal(world.dutch)))
     draws = [s for s in dutch["steps"][1:] if s["a"] == "draw"]
@@ -207,6 +218,45 @@ def test_steps_say_hidden_cards_only_to_who_sees_them(world: ReplayWorld) -> Non
     for step in draws:
         assert step["tp"].endswith("draws from the stock")
         assert re.search(r"draws [2-9TJQKA][SHDC] from the stock$", step["t"])
+
+
+# Bots named like cards ("10H" is not a code: the ten is T; it must stay text all the same).
+CARD_NAMES = ("QS", "TH", "AC", "10H")
+
+
+def card_named_cup() -> Tournament:
+    organiser = User.objects.get(username="organiser")
+    return _cup(organiser, "Card names", "hearts", 4, deals_per_table=1, bot_names=CARD_NAMES)
+
+
+def cards_of(action: Any) -> int:
+    """The cards a Hearts step's sentence names: a pass's, or the one played."""
+    return len(action) if isinstance(action, list) else 1
+
+
+def test_a_bot_named_like_a_card_is_never_drawn_as_one(world: ReplayWorld, client: Client) -> None:
+    """A seat's name stands isolated in every sentence, and the page draws the cards of a
+    sentence, never its names: each row of the decisions has exactly its step's cards."""
+    deal = world.deal(card_named_cup())
+    steps = replay_steps.deal_replay_steps(replay=_replay(deal))
+    names = steps["seats"]
+    assert sorted(n.split()[0] for n in names) == sorted(CARD_NAMES)
+    isolated = re.compile(f"{replay_steps.NAME_OPEN}(.*?){replay_steps.NAME_CLOSE}")
+    for step in steps["steps"][1:]:
+        assert set(isolated.findall(step["t"])) <= set(names)
+        assert not any(name in isolated.sub("", step["t"]) for name in names), step["t"]
+
+    html = client.get(f"/deals/{deal.pk}/").content.decode()
+    rows = re.findall(r'<tr id="step-(\d+)"[^>]*>(?:<td.*?</td>){2}<td>(.*?)</td>', html, re.S)
+    actions = deal.log["actions"]
+    assert len(rows) == len(actions)
+    for number, text in rows:
+        action = actions[int(number) - 1][1]
+        assert text.count('class="pcard') == cards_of(action), text
+        for bdi in re.findall(r"<bdi>(.*?)</bdi>", text):
+            assert bdi in {str(escape(n)) for n in names}
+    for name in names:
+        assert f"<bdi>{escape(name)}</bdi>" in html
 
 
 def test_dutch_steps_point_at_the_slots_they_touch(world: ReplayWorld) -> None:

@@ -20,6 +20,7 @@ from tournaments.page_selectors import CrossCell, CrossGrid, Crosstable, EntryCo
 from tournaments.page_selectors.common import game_title
 from tournaments.page_selectors.deals import card_view
 from tournaments.page_selectors.tournaments import signed
+from tournaments.replay_steps import NAME_CLOSE, NAME_OPEN
 
 register = template.Library()
 
@@ -113,22 +114,39 @@ def crosstable_rows(
 
 
 _CARD_IN_TEXT = re.compile(r"\b[2-9TJQKA][SHDC]\b")
+# A seat's name in a step's sentence (replay_steps.NAME_OPEN ... NAME_CLOSE): never cards.
+_NAME_IN_TEXT = re.compile(f"{NAME_OPEN}([^{NAME_CLOSE}]*){NAME_CLOSE}")
+
+
+def _cards_drawn(text: str) -> str:
+    escaped = str(escape(text))
+    return _CARD_IN_TEXT.sub(lambda match: str(card_view(match.group(0))), escaped)
 
 
 @register.filter
 def card_sentence(text: object) -> SafeString:
     """A step's sentence ("Bob discards TH") with its card names drawn as the page's cards
     (10♥), as replay.js's ``sentence`` draws them above: the table of every decision, the
-    page without JavaScript, says the same as the viewer.
+    page without JavaScript, says the same as the viewer. A seat's name (isolated by
+    :mod:`tournaments.replay_steps`) is a ``<bdi>`` and never drawn as cards, whatever it
+    looks like.
 
     >>> print(card_sentence("<b> discards TH"))
     &lt;b&gt; discards <span class="pcard sH">10<span aria-hidden="true">♥</span><span \
 class="visually-hidden"> of hearts</span></span>
+    >>> print(card_sentence(NAME_OPEN + "QS v1" + NAME_CLOSE + " plays 2C"))
+    <bdi>QS v1</bdi> plays <span class="pcard sC">2<span aria-hidden="true">♣</span><span \
+class="visually-hidden"> of clubs</span></span>
     """
-    escaped = str(escape(text))
-    return mark_safe(  # escaped above; the cards are format_html's markup
-        _CARD_IN_TEXT.sub(lambda match: str(card_view(match.group(0))), escaped)
-    )
+    parts = []
+    at = 0
+    text = str(text)
+    for match in _NAME_IN_TEXT.finditer(text):
+        parts.append(_cards_drawn(text[at : match.start()]))
+        parts.append(f"<bdi>{escape(match.group(1))}</bdi>")
+        at = match.end()
+    parts.append(_cards_drawn(text[at:]))
+    return mark_safe("".join(parts))  # escaped above; the cards are format_html's markup
 
 
 @register.filter(name="game_title")

@@ -77,7 +77,7 @@ function cardRow(names, options = {}) {
 }
 
 /** Card names written in a sentence ("seat 1 plays QS") drawn as cards with their symbols. */
-function sentence(text) {
+function cardsIn(text) {
   const out = document.createDocumentFragment();
   let rest = text;
   const pattern = /\b([2-9TJQKA])([SHDC])\b/;
@@ -87,6 +87,21 @@ function sentence(text) {
     rest = rest.slice(match.index + match[0].length);
   }
   out.append(rest);
+  return out;
+}
+
+/** A step's sentence: its cards drawn, and each seat's name, which the engine's side isolates
+ * (U+2068 ... U+2069, tournaments/replay_steps.py), as a <bdi>, never read for cards: a bot
+ * may be named "QS". */
+function sentence(text) {
+  const out = document.createDocumentFragment();
+  const names = /\u2068([^\u2069]*)\u2069/g;
+  let at = 0;
+  for (const match of text.matchAll(names)) {
+    out.append(cardsIn(text.slice(at, match.index)), el("bdi", null, match[1]));
+    at = match.index + match[0].length;
+  }
+  out.append(cardsIn(text.slice(at)));
   return out;
 }
 
