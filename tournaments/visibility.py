@@ -42,8 +42,9 @@ whose practice run it is (staff see one once it is over, when nothing of it is h
 Queries that filter many rows at once use :func:`tables_shown_q` and
 :func:`tournaments_shown_q`, which say the same as the functions (the tests compare them for
 every combination of statuses; :func:`tables_shown_q` is what is shown to the public, so it
-leaves practice tables out), and the lean replay path's SQL reads the four statuses and the
-practice flag and asks :func:`play_public`. Lists of tournaments use
+leaves practice tables out; :func:`tables_shown_to_q` is what one user may see, the admin's),
+and the lean replay path's SQL reads the four statuses and the practice flag and asks
+:func:`play_public`. Lists of tournaments use
 :func:`tournaments_listed_q`: what is shown, practice runs left out.
 """
 
@@ -214,20 +215,32 @@ def table_hidden_reason(*, table: Table) -> str:
     return "this table's deals and results are not shown"
 
 
-def tables_shown_q(*, prefix: str = "") -> Q:
-    """The tables whose play and results may be shown to anyone (:func:`play_public`: what
-    :func:`table_shown` answers for the public), as a filter of ``Table`` rows, or of rows that
-    reach a table through ``prefix`` (``"table__"`` for deals, seats and faults). Practice
-    tables are never among them: lists, statistics and bot pages never count them."""
+def _play_shown_q(prefix: str) -> Q:
+    """:func:`play_shown` as a filter of ``Table`` rows (or of rows reaching one by ``prefix``)."""
     return (
         Q(**{f"{prefix}status": Table.Status.DONE})
         & ~Q(**{f"{prefix}tournament__status": Tournament.Status.DRAFT})
-        & Q(**{f"{prefix}tournament__practice": False})
         & (
             Q(**{f"{prefix}tournament__duplicate": False})
             | Q(**{f"{prefix}round__status": Round.Status.DONE})
         )
     )
+
+
+def tables_shown_q(*, prefix: str = "") -> Q:
+    """The tables whose play and results may be shown to anyone (:func:`play_public`: what
+    :func:`table_shown` answers for the public), as a filter of ``Table`` rows, or of rows that
+    reach a table through ``prefix`` (``"table__"`` for deals, seats and faults). Practice
+    tables are never among them: lists, statistics and bot pages never count them."""
+    return _play_shown_q(prefix) & Q(**{f"{prefix}tournament__practice": False})
+
+
+def tables_shown_to_q(*, user: Viewer, prefix: str = "") -> Q:
+    """The tables whose play and results ``user`` may see (:func:`table_shown` for that user),
+    as a filter like :func:`tables_shown_q`'s: those, and the practice runs' tables that
+    :func:`practice_shown` gives the user (its author always, staff once it is over). For
+    the admin's lists of one kind of row (deals, faults), not for public lists."""
+    return _play_shown_q(prefix) & tournaments_shown_q(user=user, prefix=f"{prefix}tournament__")
 
 
 def deal_shown(*, user: Viewer, deal: Deal) -> bool:

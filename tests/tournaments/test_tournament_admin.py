@@ -14,7 +14,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from tests.tournaments.factories import admin_change_data, enter_builtins, make_tournament
+from tests.tournaments.factories import (
+    BuiltinVersionFactory,
+    admin_change_data,
+    enter_builtins,
+    make_tournament,
+)
 from tournaments import services
 from tournaments.admin.base import lookup_touches_secret
 from tournaments.models import (
@@ -213,6 +218,45 @@ def test_nothing_of_a_duplicate_round_in_play_shows_in_the_admin(staff: Client) 
     assert hands in shown(_change(deal))
     assert "stderr-secret-marker" in shown(_change(seat))
     assert "fault-secret-marker" in shown(_changelist(Fault))
+
+
+def test_staff_see_a_practice_run_in_the_admin_once_it_is_over(staff: Client) -> None:
+    """The pages' rule (visibility.practice_shown): a practice run is its author's, and staff
+    see it once it is over, its deals and faults included; while it plays, nothing of it."""
+    version = BuiltinVersionFactory.create(builtin="heuristic")
+    run = services.practice_create(owner=version.bot.owner, version=version, deals=2)
+    table = Table.objects.get(tournament=run)
+    for model in (Tournament, Table, Seat, Deal, Fault, Round, Entry):
+        listed = staff.get(_changelist(model)).context["cl"].result_count
+        assert listed == 0, model  # playing: not staff's yet
+
+    services.tournament_run_here(tournament=run)
+    run.refresh_from_db()
+    assert run.status == Tournament.Status.FINISHED
+    Fault.objects.create(table=table, seat=0, kind="timeout", detail="practice-fault-marker")
+    deals = list(Deal.objects.filter(table=table))
+    assert len(deals) == 2
+    for model in (Tournament, Table, Round, Entry):
+        assert staff.get(_changelist(model)).context["cl"].result_count == 1, model
+    assert staff.get(_changelist(Seat)).context["cl"].result_count == run.table_size
+    deal_list = staff.get(_changelist(Deal))
+    assert {row.pk for row in deal_list.context["cl"].result_list} == {d.pk for d in deals}
+    assert "practice-fault-marker" in staff.get(_changelist(Fault)).content.decode()
+    # Its results, its deals' pages with their tricks, its table with every inline.
+    for listing in (_changelist(Table), _changelist(Seat)):
+        assert "(hidden until" not in staff.get(listing).content.decode(), listing
+    deal_page = staff.get(_change(deals[0]))
+    assert deal_page.status_code == 200
+    assert {type(f.opts).__name__ for f in deal_page.context["inline_admin_formsets"]} == {
+        "TrickInline",
+        "DecisionInline",
+    }
+    table_page = staff.get(_change(table))
+    assert {type(f.opts).__name__ for f in table_page.context["inline_admin_formsets"]} == {
+        "SeatInline",
+        "DealInline",
+        "FaultInline",
+    }
 
 
 def test_no_admin_filters_searches_or_orders_by_a_secret_field() -> None:

@@ -110,6 +110,14 @@ def test_every_path_agrees_on_every_combination_of_statuses(
             "pk", flat=True
         )
     )
+    deals_to_user = {
+        name: set(
+            Deal.objects.filter(
+                visibility.tables_shown_to_q(user=user, prefix="table__")
+            ).values_list("pk", flat=True)
+        )
+        for name, user in users.items()
+    }
     assert any(by_user["organiser"] for _, public, by_user in deals if not public)
     assert any(by_user["staff"] for _, public, by_user in deals if not public)
     for deal, public, by_user in deals:
@@ -122,6 +130,7 @@ def test_every_path_agrees_on_every_combination_of_statuses(
         for name, user in users.items():
             expected = by_user[name]
             assert visibility.deal_shown(user=user, deal=fresh) is expected, (name, deal.table)
+            assert (deal.pk in deals_to_user[name]) is expected, (name, deal.table)
             assert visibility.table_shown(user=user, table=fresh.table) is expected, name
             # The same from the row of the tournament a path reads the table's through.
             shown = Tournament.objects.filter(

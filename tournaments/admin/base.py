@@ -105,7 +105,9 @@ class HidingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         qs = super().get_queryset(request)
         if self.table_path is not None:
-            qs = qs.filter(visibility.tables_shown_q(prefix=self.table_path))
+            # What this user may see (table_shown): practice runs' rows too, to their author
+            # and to staff once the run is over, as on the pages.
+            qs = qs.filter(visibility.tables_shown_to_q(user=request.user, prefix=self.table_path))
         if self.tournament_path is not None:
             qs = qs.filter(
                 visibility.tournaments_shown_q(user=request.user, prefix=self.tournament_path)
@@ -173,9 +175,21 @@ class ReadOnlyAdmin(HidingAdmin):
         return False
 
 
+def results_shown(table: Table) -> bool:
+    """Whether the results of ``table``, a row the admin lists (so of a tournament the user
+    may see: ``tournament_path``), may be shown: :func:`visibility.play_shown`, the rule on
+    the statuses, the same for whoever may see the tournament (a practice run's author, or
+    staff once it is over, sees its results as everyone sees a tournament's)."""
+    return visibility.play_shown(
+        table_status=table.status,
+        round_status=table.round.status,
+        tournament_status=table.tournament.status,
+        duplicate=table.tournament.duplicate,
+    )
+
+
 def finished_at_shown(table: Table) -> str:
-    """When ``table`` finished, if its results may be shown (they are the same for every
-    user: ``user=None``)."""
-    if "finished_at" in visibility.hidden_fields(user=None, obj=table):
+    """When ``table`` finished, if its results may be shown (:func:`results_shown`)."""
+    if not results_shown(table):
         return HIDDEN if table.status == Table.Status.DONE else "-"
     return f"{table.finished_at:%Y-%m-%d %H:%M:%S}" if table.finished_at else "-"

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from tournaments import operations, services, visibility
+from tournaments import operations, services
 from tournaments.admin.base import (
     HIDDEN,
     HidingAdmin,
@@ -20,6 +20,7 @@ from tournaments.admin.base import (
     admin_link,
     finished_at_shown,
     pretty_json,
+    results_shown,
     run_action,
 )
 from tournaments.models import (
@@ -229,8 +230,8 @@ class SeatAdmin(ReadOnlyAdmin):
 
     @staticmethod
     def _result(obj: Seat, name: str) -> object:
-        # A seat's results are the same for every user (user=None): its table's.
-        if name in visibility.hidden_fields(user=None, obj=obj):
+        # A seat's results are its table's, the same for every user who may see the seat.
+        if not results_shown(obj.table):
             return HIDDEN if obj.table.status == Table.Status.DONE else "-"
         value = getattr(obj, name)
         return "-" if value is None else value
