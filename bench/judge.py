@@ -490,7 +490,8 @@ def main() -> int:
         return 1
     print(
         f"sandbox: {status.bwrap}, seccomp {status.seccomp_instructions} BPF instructions, "
-        f"uids {status.uid_range or 'of the judge'}, cgroup v2: {status.cgroup_parent or 'none'}, "
+        f"uids {status.uid_range or 'of the judge'}, memory accounting: "
+        f"{status.memory_accounting} ({status.cgroup_parent or 'rlimits and runtime flags'}), "
         f"starter: {status.starter}"
     )
     python = sys.version.split()[0]

@@ -54,6 +54,8 @@ class BotProcessLike(Protocol):
 
     def poll(self) -> int | None: ...
 
+    def exit_reason(self) -> str: ...
+
     def kill(self) -> None: ...
 
 
@@ -246,7 +248,10 @@ class ProcessSeat:
             what = f"was killed by signal {-status}"
         else:
             what = f"exited with status {status}"
-        return ProtocolFault(FaultKind.CRASH, f"the bot {what}")
+        reason = self.process.exit_reason()  # e.g. killed at its memory limit
+        return ProtocolFault(
+            FaultKind.CRASH, f"the bot {what}: {reason}" if reason else f"the bot {what}"
+        )
 
     def _drain_unasked(self) -> None:
         """Read what the bot sent since it was last asked: late answers to timed-out requests

@@ -62,9 +62,9 @@ BUILD_LOG_BYTES: Final = 64 * 1024  # compiler messages kept (the report shows t
 # smallest RLIMIT_AS with which each starts): Node 714 MiB whatever its heap (V8's code range and
 # heap reservations), a Go program 698 MiB (heap arenas, page summaries), the JVM about 370 MiB
 # beyond its heap with JVM_FLAGS (code cache, class space, metaspace, its shared archive). Their
-# bots' RLIMIT_AS is their memory limit plus this much; what they use is bounded by cgroup v2's
-# memory.max (the memory limit itself) where the host has it, and by their runtime's own flags
-# (heap_limit) everywhere. docs/sandbox.md, "Memory per runtime".
+# bots' RLIMIT_AS is their memory limit plus this much; what they use is bounded by their
+# cgroup's memory limit (v2 or v1: the memory limit itself) where the host has one, and by
+# their runtime's own flags (heap_limit) everywhere. docs/sandbox.md, "Memory per runtime".
 RESERVED: Final[dict[str, int]] = {
     "javascript": 768 * 2**20,
     "go": 768 * 2**20,
@@ -90,8 +90,8 @@ def heap_limit(runtime: str, memory_bytes: int) -> int:
 
 def run_limits(runtime: str, limits: SandboxLimits) -> SandboxLimits:
     """The limits a bot of ``runtime`` runs under: ``limits``, with room in its address space
-    for what the runtime reserves at start (:data:`RESERVED`); its memory limit (cgroup v2's
-    ``memory.max``) is unchanged.
+    for what the runtime reserves at start (:data:`RESERVED`); its memory limit (the cgroup's)
+    is unchanged.
 
     >>> run_limits("javascript", SandboxLimits()).address_space_bytes // 2**20
     1280

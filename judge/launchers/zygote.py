@@ -288,6 +288,7 @@ class ForkedBot:
         self.stdout = cast(BinaryIO, io.FileIO(fds[1], "rb"))
         self.stderr = cast(BinaryIO, io.FileIO(fds[2], "rb"))
         self._inner = inner
+        self._oom_kills = zygote.process.oom_kills()  # the zygote's cgroup is the bot's
         self._pidfd: int | None = pidfd
         self._status: int | None = None
         self._killed = False
@@ -306,6 +307,10 @@ class ForkedBot:
             status = self.zygote.exit_status(self._inner, _EXIT_STATUS_WAIT)
             self._status = status if status is not None else 128 + signal.SIGKILL
         return self._status
+
+    def exit_reason(self) -> str:
+        """An out-of-memory kill in the zygote's cgroup since this bot was forked, or ''."""
+        return self.zygote.process.exit_reason(self._oom_kills)
 
     def wait(self, timeout: float | None = None) -> int:
         if self._pidfd is not None:

@@ -1,4 +1,4 @@
-"""Run a bot in a sandbox: bubblewrap, rlimits, cgroup v2 limits and seccomp.
+"""Run a bot in a sandbox: bubblewrap, rlimits, cgroup limits and seccomp.
 
 A submitted bot is a stranger's program. :func:`spawn_bot` starts it under
 ``bwrap`` with every namespace unshared (no network at all), as an unprivileged
@@ -19,8 +19,8 @@ How a sandbox starts (``mode="bwrap"``):
    ``--info-fd``, then waits on ``--block-fd`` before running anything of
    the bot;
 3. the judge opens a pidfd on that child and, when the host offers a usable
-   cgroup v2, moves it into a fresh cgroup with ``memory.max`` and
-   ``pids.max``; then releases the block pipe;
+   cgroup (v2, else v1's memory and pids hierarchies), moves it into fresh
+   cgroups with its memory and process limits; then releases the block pipe;
 4. bubblewrap loads the seccomp filter and executes the starter (``starters``), which makes
    every writable mount ``noexec``, drops the privileges that took and becomes the bot.
 
@@ -29,7 +29,7 @@ between fork and exec in the judge (``preexec_fn`` is unsafe with threads).
 
 
 The package: ``limits`` (modes, paths, resource limits, the error), ``process`` (a running
-bot), ``bwrap`` (the sandbox), ``uids`` (host uids), ``cgroups`` (cgroup v2), ``seccomp`` (the
+bot), ``bwrap`` (the sandbox), ``uids`` (host uids), ``cgroups`` (cgroup v2 or v1), ``seccomp`` (the
 filter), ``starters`` (``noexec``), ``commands`` (setpriv, prlimit, the environment),
 ``unsandboxed`` (mode "none") and ``status``. The names below are its interface.
 """
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judge.sandbox.bwrap import _spawn_bwrap
-from judge.sandbox.cgroups import cgroup_parent, parse_cgroup_v2
+from judge.sandbox.cgroups import cgroup_parents, parse_cgroup_v1, parse_cgroup_v2
 from judge.sandbox.limits import (
     BOT_ROOT,
     SDK_ROOT,
@@ -67,7 +67,8 @@ __all__ = [
     "SandboxLimits",
     "SandboxMode",
     "SandboxStatus",
-    "cgroup_parent",
+    "cgroup_parents",
+    "parse_cgroup_v1",
     "parse_cgroup_v2",
     "require_sandbox",
     "sandbox_status",

@@ -21,18 +21,18 @@ class SandboxLimits:
 
     ``cpu_seconds``, ``memory_bytes``, ``max_file_size`` and ``max_open_files``
     are per process (rlimits); ``max_processes`` counts every process and thread
-    of the sandbox's uid, bubblewrap's own monitor process included. With a usable cgroup v2,
-    ``memory_bytes`` and ``max_processes`` also bound the whole tree.
+    of the sandbox's uid, bubblewrap's own monitor process included. With a usable cgroup (v2,
+    or v1), ``memory_bytes`` and ``max_processes`` also bound the whole tree.
 
     ``address_space_bytes`` is ``RLIMIT_AS`` when it must differ from ``memory_bytes`` (0: the
     same): runtimes that reserve address space at start beyond what they use (V8, Go, the JVM:
-    judge.launchers.runtimes.RESERVED) get more of it, while cgroup v2's ``memory.max``, which
+    judge.launchers.runtimes.RESERVED) get more of it, while the cgroup's memory limit, which
     counts what is used, stays ``memory_bytes``.
     """
 
     cpu_seconds: int = 120  # RLIMIT_CPU
-    memory_bytes: int = 512 * 2**20  # RLIMIT_AS; cgroup v2 memory.max too when available
-    max_processes: int = 16  # RLIMIT_NPROC; cgroup v2 pids.max too when available
+    memory_bytes: int = 512 * 2**20  # RLIMIT_AS; the cgroup's memory limit too
+    max_processes: int = 16  # RLIMIT_NPROC; the cgroup's pids.max too
     max_file_size: int = 8 * 2**20  # RLIMIT_FSIZE
     max_open_files: int = 64  # RLIMIT_NOFILE
     tmp_bytes: int = 16 * 2**20  # size of the private tmpfs /tmp

@@ -13,6 +13,7 @@ import types
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from judge._fds import wait_readable
+from judge.sandbox.cgroups import out_of_memory
 from judge.sandbox.limits import KILL_TIMEOUT, SandboxMode
 
 if TYPE_CHECKING:
@@ -116,6 +117,15 @@ class BotProcess:
         status = self.poll()
         assert status is not None
         return status
+
+    def oom_kills(self) -> int:
+        """How many of the sandbox's processes its cgroup's memory limit has killed so far."""
+        return self._cgroup.oom_kills() if self._cgroup is not None else 0
+
+    def exit_reason(self, oom_kills_before: int = 0) -> str:
+        """What the judge knows of the bot's end beyond its status, before kill(): an
+        out-of-memory kill in its cgroup (since ``oom_kills_before`` of them), or ''."""
+        return out_of_memory(self._cgroup, oom_kills_before)
 
     def kill(self) -> None:
         """Kill the whole process tree, reap it and close the pipes. Idempotent."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from judge.sandbox import seccomp, starters
 from judge.sandbox.bwrap import _bwrap_path
-from judge.sandbox.cgroups import cgroup_parent
+from judge.sandbox.cgroups import NO_CGROUP, CgroupParents, cgroup_parents
 from judge.sandbox.limits import SandboxError
 from judge.sandbox.uids import SANDBOX_UID_COUNT, _uid_base
 
@@ -21,8 +21,9 @@ class SandboxStatus:
     bwrap: str | None
     seccomp_instructions: int
     uid_range: tuple[int, int] | None  # None: the sandbox runs as the judge's uid
-    cgroup_parent: str | None
+    cgroup_parent: str | None  # where each sandbox gets its cgroups (None: rlimits only)
     problems: tuple[str, ...]
+    memory_accounting: str = NO_CGROUP  # what bounds a bot's memory used: "cgroup v2", "cgroup v1"
     starter: str = ""  # what makes /tmp noexec: the C starter's path, or "python"
 
 
@@ -38,9 +39,9 @@ def sandbox_status() -> SandboxStatus:
         instructions = len(seccomp.filter_program()) // 8
     except seccomp.SeccompError as exc:
         problems.append(str(exc))
-    parent: Path | None = None
+    parents: CgroupParents | None = None
     try:
-        parent = cgroup_parent()
+        parents = cgroup_parents()
     except SandboxError as exc:
         problems.append(str(exc))
     uid_range: tuple[int, int] | None = None
@@ -59,7 +60,8 @@ def sandbox_status() -> SandboxStatus:
         starter=starter,
         seccomp_instructions=instructions,
         uid_range=uid_range,
-        cgroup_parent=str(parent) if parent is not None else None,
+        cgroup_parent=str(parents) if parents is not None else None,
+        memory_accounting=parents.version.name if parents is not None else NO_CGROUP,
         problems=tuple(problems),
     )
 
