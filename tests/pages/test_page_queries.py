@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.tournaments.factories import UserFactory, enter_builtins, make_tournament
-from tournaments import services
+from tournaments import page_selectors, services
 from tournaments.models import Deal, Entry, Table, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -101,9 +101,12 @@ def test_query_counts_do_not_grow_with_the_data(client: Client) -> None:
     assert large_counts == small_counts
 
 
-def test_a_duplicate_deal_and_its_traveller_cost_as_many_queries_whatever_the_round() -> None:
+def test_a_duplicate_deal_and_its_traveller_cost_as_many_queries_whatever_the_round(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The replay page of a duplicate deal carries its traveller: the deal at every table of
-    the round."""
+    the round, a page of tables at a time (two here: the large round's spans three pages)."""
+    monkeypatch.setattr(page_selectors.deals, "TRAVELLER_PAGE_SIZE", 2)
     client = Client()
 
     def duplicate(name: str, entries: int, deals: int) -> tuple[int, int]:
@@ -116,3 +119,6 @@ def test_a_duplicate_deal_and_its_traveller_cost_as_many_queries_whatever_the_ro
     small = duplicate("Small duplicate", entries=8, deals=1)  # 2 tables
     large = duplicate("Large duplicate", entries=20, deals=3)  # 5 tables
     assert small == large
+    last = Tournament.objects.get(name="Large duplicate")
+    html = client.get(reverse("tournaments:deal", args=[deal_of(last)]) + "?traveller=3")
+    assert html.content.decode().count("points · ") == 4  # the fifth table's seats only

@@ -474,6 +474,39 @@ def test_the_traveller_compares_every_table_of_the_round(
     assert 'id="traveller"' not in html
 
 
+def test_the_traveller_comes_a_page_of_tables_at_a_time(
+    world: ReplayWorld, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TRAVELLER_PAGE_SIZE tables a page (25; one here, for the two tables of the world):
+    without ``?traveller=`` the page of the deal's own table, and the matchpoints still
+    compare every table of the round."""
+    deals = list(
+        Deal.objects.filter(table__tournament=world.duplicate, index=1).order_by("table__number")
+    )
+    _, whole = _page(client, deals[1])
+    every_row = _traveller_rows(whole)
+    assert len(every_row) == 2
+    monkeypatch.setattr(page_selectors.deals, "TRAVELLER_PAGE_SIZE", 1)
+
+    _, html = _page(client, deals[1])
+    rows = _traveller_rows(html)
+    assert rows == [every_row[1]]  # its own table's page: page 2, MP against both tables
+    assert 'aria-current="true"' in rows[0]
+    nav = html.split('aria-label="Pages of the traveller"')[1].split("</nav>")[0]
+    assert '<span aria-current="page">2</span>' in nav
+    assert 'href="?traveller=1#traveller-title"' in nav
+
+    for asked, expected in (("1", every_row[0]), ("2", every_row[1]), ("9", every_row[1])):
+        response = client.get(f"/deals/{deals[1].pk}/?traveller={asked}")
+        assert response.status_code == 200
+        assert _traveller_rows(response.content.decode()) == [expected], asked
+
+
+def _traveller_rows(html: str) -> list[str]:
+    section = html.split('id="traveller"')[1].split("</section>")[0]
+    return re.findall(r"<tr[ >].*?</tr>", section.split("<tbody>")[1], re.S)
+
+
 # --- size and queries --------------------------------------------------------------------------
 
 

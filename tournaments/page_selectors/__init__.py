@@ -48,6 +48,7 @@ from tournaments.page_selectors.common import (
 )
 from tournaments.page_selectors.deals import (
     STEP_WINDOW,
+    TRAVELLER_PAGE_SIZE,
     CardView,
     DealNeighbours,
     DecisionRow,
@@ -55,6 +56,7 @@ from tournaments.page_selectors.deals import (
     ReplayPage,
     SeatRow,
     StepWindow,
+    Traveller,
     TravellerCell,
     TravellerRow,
     TrickRow,
@@ -135,6 +137,7 @@ __all__ = [
     "LIVE_PART_SECONDS",
     "PAGE_SIZE",
     "STEP_WINDOW",
+    "TRAVELLER_PAGE_SIZE",
     "BotPage",
     "CardView",
     "ChartPoint",
@@ -178,6 +181,7 @@ __all__ = [
     "TournamentListPage",
     "TournamentLive",
     "TournamentPage",
+    "Traveller",
     "TravellerCell",
     "TravellerRow",
     "TrickRow",

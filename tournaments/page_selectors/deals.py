@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.html import format_html
@@ -21,6 +22,7 @@ from games.base import JSON
 from games.cards import card_name
 from tournaments import scoring, selectors, visibility
 from tournaments.models import Deal, Seat, Table, Tournament
+from tournaments.page_selectors.common import PAGE_SIZE, paginate
 from tournaments.page_selectors.tables import HIDDEN_DEAL, HIDDEN_DUPLICATE_DEAL
 from tournaments.replay_steps import FORMAT, deal_replay_steps
 
@@ -96,44 +98,66 @@ def _duplicate_deals(deal: Deal) -> QuerySet[Deal]:
     )
 
 
-def deal_traveller(*, deal: Deal, lower_is_better: bool) -> list[TravellerRow]:
+#: Tables of a traveller on one page of the deal's (``?traveller=2``), as the standings'.
+TRAVELLER_PAGE_SIZE = PAGE_SIZE
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Traveller:
+    """One page of a deal's traveller: its rows and the page (of all the round's tables)."""
+
+    rows: list[TravellerRow]
+    page: Page
+
+
+def deal_traveller(
+    *, deal: Deal, lower_is_better: bool, page: str | int | None = None
+) -> Traveller | None:
     """The duplicate "traveller" of ``deal``: every table of its round that played the same
     cards (same deal seed and index), with each seat's bot, points and matchpoints on this deal
-    (:func:`scoring.duplicate_matchpoints`). Empty unless the tournament is duplicate; only
-    tables whose play may be shown (:func:`visibility.tables_shown_q`: the whole round is
-    finished). Three queries."""
+    (:func:`scoring.duplicate_matchpoints`), :data:`TRAVELLER_PAGE_SIZE` tables a page: page
+    ``page``, or without one the page of ``deal``'s own table. None unless the tournament is
+    duplicate; only tables whose play may be shown (:func:`visibility.tables_shown_q`: the
+    whole round is finished). The matchpoints compare every table of the round (their points
+    are read for all, their seats for the page's only). Three queries."""
     if not deal.table.tournament.duplicate:
-        return []
+        return None
     deals = list(_duplicate_deals(deal))
     if len(deals) < 2:
-        return []
-    seats: dict[int, list[str]] = {}
-    for seat in (
-        Seat.objects.filter(table_id__in=[d.table_id for d in deals])
-        .select_related("entry__version__bot")
-        .defer("entry__version__content", "log")
-        .order_by("table_id", "position")
-    ):
-        seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
+        return None
     points = [[list(d.points)] for d in deals]
     try:
         matchpoints = scoring.duplicate_matchpoints(points, lower_is_better=lower_is_better)
     except scoring.FormatError:
         matchpoints = [[Fraction(0)] * len(d.points) for d in deals]
-    return [
+    if page is None:
+        mine = next((i for i, d in enumerate(deals) if d.pk == deal.pk), 0)
+        page = mine // TRAVELLER_PAGE_SIZE + 1
+    one_page = paginate(range(len(deals)), page, TRAVELLER_PAGE_SIZE)
+    shown = list(one_page.object_list)
+    seats: dict[int, list[str]] = {}
+    for seat in (
+        Seat.objects.filter(table_id__in=[deals[i].table_id for i in shown])
+        .select_related("entry__version__bot")
+        .defer("entry__version__content", "log")
+        .order_by("table_id", "position")
+    ):
+        seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
+    rows = [
         TravellerRow(
-            deal_id=d.pk,
-            table_number=d.table.number,
+            deal_id=deals[i].pk,
+            table_number=deals[i].table.number,
             cells=[
                 TravellerCell(bot=bot, points=p, matchpoints=_halves(mp))
                 for bot, p, mp in zip(
-                    seats.get(d.table_id, []), d.points, matchpoints[i], strict=False
+                    seats.get(deals[i].table_id, []), deals[i].points, matchpoints[i], strict=False
                 )
             ],
-            current=d.pk == deal.pk,
+            current=deals[i].pk == deal.pk,
         )
-        for i, d in enumerate(deals)
+        for i in shown
     ]
+    return Traveller(rows=rows, page=one_page)
 
 
 # --- the deal page -----------------------------------------------------------------------------
@@ -272,7 +296,7 @@ class ReplayPage:
     moon: str | None
     dutch_end: dict[str, JSON]
     neighbours: DealNeighbours
-    traveller: list[TravellerRow]
+    traveller: Traveller | None
     steps_script: str  # the window's steps as JSON, escaped for a <script> element
     step_count: int  # the number of the last step
     windows: list[StepWindow]  # one unless the deal has more than STEP_WINDOW steps
@@ -349,10 +373,17 @@ def deal_steps_window(*, deal_id: int, user: Any, window: int) -> str:
     return deal_steps_json(replay_text=replay_text, window=window)
 
 
-def deal_replay_page(*, deal_id: int, user: Any, step: str | int | None = None) -> ReplayPage:
+def deal_replay_page(
+    *,
+    deal_id: int,
+    user: Any,
+    step: str | int | None = None,
+    traveller_page: str | int | None = None,
+) -> ReplayPage:
     """The deal page of ``deal_id``: Http404 if there is no such deal, PermissionDenied (with
     the reason) while it is hidden (the API's rule), else what the page shows, with the
-    window of steps that holds ``step`` (the first one without)."""
+    window of steps that holds ``step`` (the first one without) and the page
+    ``traveller_page`` of its traveller (:func:`deal_traveller`)."""
     deal = _deal_for_page(deal_id, user)
     table = deal.table
     replay_text = _replay_text(deal)
@@ -439,7 +470,7 @@ def deal_replay_page(*, deal_id: int, user: Any, step: str | int | None = None) 
         moon=names[moon] if isinstance(moon, int) else None,
         dutch_end=dutch_end,
         neighbours=deal_neighbours(deal=deal),
-        traveller=deal_traveller(deal=deal, lower_is_better=lower),
+        traveller=deal_traveller(deal=deal, lower_is_better=lower, page=traveller_page),
         steps_script=mark_safe(steps_text.translate(_SCRIPT_ESCAPES)),
         step_count=steps["total"],
         windows=windows,

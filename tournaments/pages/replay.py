@@ -16,13 +16,17 @@ from tournaments import page_selectors
 # Compressed: a long Dutch round's steps are several hundred kilobytes of repetitive JSON (a
 # few tens once compressed). Compressing a response that holds a secret (a signed-in member's
 # CSRF token, in the logout form) and something from the request is what BREACH needs: the
-# only thing here from the request is the step asked for, read as a number (it chooses the
-# window of steps), and Django's gzip adds random padding against BREACH besides.
+# only things here from the request are the step and the traveller's page asked for, each
+# read as a number (they choose the window of steps and the tables shown), and Django's gzip
+# adds random padding against BREACH besides.
 @require_safe
 @gzip_page
 def deal_replay(request: HttpRequest, pk: int) -> HttpResponse:
     page = page_selectors.deal_replay_page(
-        deal_id=pk, user=request.user, step=request.GET.get("step")
+        deal_id=pk,
+        user=request.user,
+        step=request.GET.get("step"),
+        traveller_page=request.GET.get("traveller"),
     )
     return render(request, "replay.html", {"page": page, "nav_section": "tournaments"})
 
