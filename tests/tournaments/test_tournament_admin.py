@@ -9,7 +9,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db.models import Model
+from django.db.models import F, Model
 from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
@@ -257,6 +257,23 @@ def test_staff_see_a_practice_run_in_the_admin_once_it_is_over(staff: Client) ->
         "DealInline",
         "FaultInline",
     }
+
+
+def test_the_audit_action_names_a_practice_runs_problems_to_staff_once_it_is_over(
+    staff: Client,
+) -> None:
+    """The audit's details wait for what the user may see (visibility.tables_shown_to_q):
+    a practice run's once it is over, for staff, as its deals."""
+    version = BuiltinVersionFactory.create(builtin="heuristic")
+    run = services.practice_create(owner=version.bot.owner, version=version, deals=1)
+    services.tournament_run_here(tournament=run)
+    Seat.objects.filter(table__tournament=run, position=0).update(score=F("score") + 7)
+    response = staff.post(
+        _changelist(Tournament), {"action": "audit", "_selected_action": [run.pk]}, follow=True
+    )
+    said = " ".join(str(m) for m in response.context["messages"])
+    assert "problems; the details once" not in said
+    assert "score" in said
 
 
 def test_no_admin_filters_searches_or_orders_by_a_secret_field() -> None:

@@ -332,10 +332,11 @@ class TournamentAdmin(HidingAdmin):
                     messages.SUCCESS,
                 )
             elif Table.objects.filter(tournament=tournament, status=Table.Status.DONE).exclude(
-                visibility.tables_shown_q()
+                visibility.tables_shown_to_q(user=request.user)
             ):
                 # A problem names a table's scores, places or seeds: not before they may be
-                # shown (a duplicate round in play).
+                # shown to this user (a duplicate round in play; a practice run's are staff's
+                # once it is over).
                 self.message_user(
                     request,
                     f"{tournament}: {len(report.problems)} problems; the details once every "
