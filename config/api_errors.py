@@ -1,6 +1,6 @@
 """Under ``/api/`` an unexpected error (a bug, the database away) is answered in the API's
-JSON error shape with a 500, DEBUG or not: clients parse JSON, and Django's debug page (for
-DEBUG, the demo's default) is hundreds of kilobytes of HTML. The error is logged as Django
+JSON error shape with a 500, DEBUG or not: clients parse JSON, and Django's debug page (with
+DEBUG=1, on a developer's machine) is hundreds of kilobytes of HTML. The error is logged as Django
 logs a server error. Other paths keep Django's own handling."""
 
 from __future__ import annotations

@@ -129,8 +129,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # Under /api/ a server error is the API's JSON error shape, in the demo (DEBUG) too,
-    # never Django's HTML debug page (it sees a view's exception before those above it).
+    # Under /api/ a server error is the API's JSON error shape, with DEBUG=1 too, never
+    # Django's HTML debug page (it sees a view's exception before those above it).
     "config.api_errors.ApiServerErrorMiddleware",
     # Last: turns a login refused for too many failures into a 429 (api/authentication.py).
     "axes.middleware.AxesMiddleware",

@@ -1,6 +1,6 @@
 """The demo holds its load (issue 13): SQLite in WAL mode with a busy timeout and immediate
 transactions, so that two processes writing at once wait for each other instead of failing with
-"database is locked"; and under /api/ a server error is JSON, with DEBUG on as in the demo."""
+"database is locked"; and under /api/ a server error is JSON, even with DEBUG on."""
 
 from __future__ import annotations
 
