@@ -42,7 +42,11 @@ def test_error_pages_are_in_the_sites_style(
     assert all("404" in error for error in console_errors), console_errors
     # The pages Django renders without a request (a bug, a request it cannot serve), drawn
     # at the site's address so that their stylesheet loads.
-    for template, title in (("500.html", "Something went wrong"), ("400.html", "This request")):
+    for template, title in (
+        ("500.html", "Something went wrong"),
+        ("400.html", "This request"),
+        ("403_csrf.html", "This form"),
+    ):
         page.set_content(render_to_string(template))
         assert page.locator("h1").inner_text().startswith(title)
         assert page.locator("header.site nav").is_visible()

@@ -59,9 +59,10 @@ def test_every_page_answers(site_world: SiteWorld, client: Client) -> None:
 def test_a_server_error_and_a_bad_request_are_the_sites_pages(
     monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
-    """With DEBUG off (as everywhere, make run too) a bug is templates/500.html and a request
-    the site cannot serve templates/400.html, in the site's look, saying nothing of the
-    error; under /api/ the same errors are JSON (tests/api)."""
+    """With DEBUG off (as everywhere, make run too) a bug is templates/500.html, a form sent
+    without its CSRF token 403_csrf.html and a request the site cannot serve
+    templates/400.html, in the site's look, saying nothing of the error; under /api/ the same
+    errors are JSON (tests/api)."""
     settings.DEBUG = False
 
     def broken(**_: object) -> None:
@@ -76,6 +77,13 @@ def test_a_server_error_and_a_bad_request_are_the_sites_pages(
     assert '<main id="main"' in page
     assert "secret" not in page
     assert "Traceback" not in page
+
+    forged = Client(enforce_csrf_checks=True).post(
+        reverse("tournaments:login"), {"username": "x", "password": "y"}
+    )
+    assert forged.status_code == 403
+    assert b"This form was not accepted" in forged.content
+    assert b"tapis.css" in forged.content
 
     response = Client(HTTP_HOST="elsewhere.example").get(reverse("home"))
     assert response.status_code == 400
