@@ -20,6 +20,7 @@ import errno
 import functools
 import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -87,6 +88,7 @@ class _Cgroup:
 
     _counter = 0
     _counter_lock = threading.Lock()
+    _swept_by = 0  # the pid of the process that swept the stale cgroups (a fork sweeps anew)
 
     def __init__(self, version: CgroupVersion, memory: Path, pids: Path | None) -> None:
         self.version = version
@@ -99,8 +101,11 @@ class _Cgroup:
         if parents is None:
             return None
         with cls._counter_lock:
+            if cls._swept_by != os.getpid():
+                cls._swept_by = os.getpid()
+                sweep_stale_cgroups(parents, own=True)
             cls._counter += 1
-            name = f"tapis-bot-{os.getpid()}-{cls._counter}"
+            name = f"{_prefix(os.getpid())}{cls._counter}"
         pids = parents.pids / name if parents.pids is not None else None
         cgroup = cls(parents.version, parents.memory / name, pids)
         version = cgroup.version
@@ -186,6 +191,62 @@ class _Cgroup:
             return int((self.path / self.version.memory_limit).read_text())
         except (OSError, ValueError):
             return None
+
+
+def _prefix(pid: int) -> str:
+    """The start of the names of the cgroups made by process ``pid`` of this pid namespace."""
+    return f"tapis-bot-{_pid_namespace()}-{pid}-"
+
+
+@functools.cache
+def _pid_namespace() -> int:
+    try:
+        return os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return 0
+
+
+def sweep_stale_cgroups(parents: CgroupParents, *, own: bool = False) -> list[Path]:
+    """Remove the empty cgroups left under ``parents`` by processes of this pid namespace that
+    are gone (a worker killed, or ended by ``os._exit``, with zygotes in its pool), and with
+    ``own`` (before this process makes any) those named for this very process: its pid reused.
+    Returns those removed.
+
+    Each left behind would stay for good, holding kernel memory and one of the host's bounded
+    memory cgroup ids; a process that is still there, or of another pid namespace, keeps its
+    own.
+    """
+    pattern = re.compile(rf"tapis-bot-{_pid_namespace()}-(\d+)-\d+")
+    removed = []
+    for parent in dict.fromkeys(p for p in (parents.memory, parents.pids) if p is not None):
+        try:
+            children = list(parent.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            match = pattern.fullmatch(child.name)
+            pid = int(match.group(1)) if match is not None else 0
+            if not (pid == os.getpid() and own) and not _gone(pid):
+                continue
+            try:
+                child.rmdir()
+            except OSError as exc:  # EBUSY: processes still in it (no bot outlives its judge)
+                log.warning("cannot remove the stale cgroup %s: %s", child, exc)
+                continue
+            removed.append(child)
+    return removed
+
+
+def _gone(pid: int) -> bool:
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def out_of_memory(cgroup: _Cgroup | None, before: int = 0) -> str:

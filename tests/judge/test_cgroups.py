@@ -156,7 +156,7 @@ def leftovers(parents: CgroupParents) -> set[Path]:
     found: set[Path] = set()
     for parent in {parents.memory, parents.pids} - {None}:
         assert parent is not None
-        found |= set(parent.glob(f"tapis-bot-{os.getpid()}-*"))
+        found |= set(parent.glob(f"{cgroups._prefix(os.getpid())}*"))
     return found
 
 
@@ -247,6 +247,31 @@ def test_kill_and_remove_end_what_is_left_in_the_cgroups(cgroup: CgroupParents) 
         sleeper.kill()
         sleeper.wait()
     assert not any(folder.exists() for folder in made.folders)
+
+
+def test_the_cgroups_of_processes_gone_are_swept(cgroup: CgroupParents) -> None:
+    """A worker killed with zygotes in its pool leaves their cgroups (empty: the sandboxes died
+    with it); the next process sweeps them before it makes its own, and leaves those of a
+    process still there or of another pid namespace."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid is free now
+    stale = cgroups._prefix(gone.pid) + "1"
+    alive = cgroups._prefix(os.getppid()) + "1"
+    elsewhere = f"tapis-bot-1-{gone.pid}-1"  # pid namespace inode 1: not ours
+    parents = [p for p in dict.fromkeys((cgroup.memory, cgroup.pids)) if p is not None]
+    for parent in parents:
+        for name in (stale, alive, elsewhere):
+            (parent / name).mkdir()
+    try:
+        removed = cgroups.sweep_stale_cgroups(cgroup)
+        assert sorted(removed) == sorted(parent / stale for parent in parents)
+        assert all((parent / alive).is_dir() for parent in parents)
+        assert all((parent / elsewhere).is_dir() for parent in parents)
+    finally:
+        for parent in parents:
+            for name in (stale, alive, elsewhere):
+                if (parent / name).exists():
+                    (parent / name).rmdir()
 
 
 # ----------------------------------------------------------------------------- balloons
