@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,7 @@ static void attack_network(void) {
     must_fail("connect [::1]:5432", connect_to(AF_INET6, "::1", 5432));
     must_fail("udp socket", socket(AF_INET, SOCK_DGRAM, 0));
     must_fail("netlink socket", socket(AF_NETLINK, SOCK_RAW, 0));
+    must_fail("vsock socket", socket(40, SOCK_STREAM, 0)); /* AF_VSOCK: the host of a VM */
 }
 
 static void attack_read_files(void) {
@@ -271,6 +273,39 @@ static void attack_fork_bomb(void) {
         succeeded(detail);
 }
 
+/* Threads that wait (on a pipe) until one is refused; then they end. */
+static int release_pipe[2];
+
+static void *wait_for_release(void *unused) {
+    char byte;
+    (void)unused;
+    while (read(release_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    return NULL;
+}
+
+static void attack_thread_bomb(void) {
+    static pthread_t threads[10000];
+    int started = 0, error = 0;
+    pipe(release_pipe);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, 64 << 10);
+    while (started < 10000) {
+        error = pthread_create(&threads[started], &attributes, wait_for_release, NULL);
+        if (error) break;
+        started++;
+    }
+    close(release_pipe[1]); /* every read returns 0 */
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    char detail[96];
+    snprintf(detail, sizeof detail, "thread refused after %d threads: error %d", started, error);
+    if (error && started < 64)
+        blocked(detail);
+    else
+        succeeded(detail);
+}
+
 static void attack_memory(void) {
     long held = 0;
     for (int i = 0; i < 4096; i++) { /* up to 64 GiB */
@@ -331,6 +366,29 @@ static void attack_ptrace(void) {
     int mem = open(path, O_RDONLY);
     char byte;
     must_fail("read /proc/child/mem", mem < 0 ? -1 : pread(mem, &byte, 1, 0));
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+}
+
+/* The memory of a forked child through /proc/PID/mem: a file, out of seccomp's reach, read
+ * where the child surely has something (the attack.c ptrace reads offset 0, never mapped). */
+static const char secret_of_the_child[] = "tapis-child-secret";
+
+static void attack_proc_mem(void) {
+    pid_t child = fork();
+    if (child == 0) {
+        sleep(30);
+        _exit(0);
+    }
+    char path[64], data[sizeof secret_of_the_child] = "";
+    snprintf(path, sizeof path, "/proc/%d/mem", child);
+    int mem = open(path, O_RDONLY);
+    long n = mem < 0 ? -1 : pread(mem, data, sizeof data, (off_t)(uintptr_t)secret_of_the_child);
+    if (n >= 0 && memcmp(data, secret_of_the_child, sizeof data) != 0) {
+        errno = EINVAL;
+        n = -1;
+    }
+    must_fail("read /proc/child/mem", n);
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
 }
@@ -643,10 +701,12 @@ static void attack(void) {
     else if (IS("write_outside")) attack_write_outside();
     else if (IS("fill_tmp")) attack_fill_tmp();
     else if (IS("fork_bomb")) attack_fork_bomb();
+    else if (IS("thread_bomb")) attack_thread_bomb();
     else if (IS("memory_balloon")) attack_memory();
     else if (IS("daemon")) attack_daemon();
     else if (IS("kill_parent") || IS("kill_all")) attack_kill();
     else if (IS("ptrace")) attack_ptrace();
+    else if (IS("proc_mem")) attack_proc_mem();
     else if (IS("exec_written")) attack_exec_written();
     else if (IS("int80")) attack_int80();
     else if (IS("x32")) attack_x32();
