@@ -36,12 +36,15 @@ Attacks only another language has: V8's and Go's own heaps full, the JVM's direc
 from __future__ import annotations
 
 import dataclasses
+import functools
+import io
 import json
 import os
 import re
 import shutil
 import signal
 import socket
+import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
@@ -52,7 +55,9 @@ import pytest
 import games
 from judge import FaultKind, Limits, TableResult, run_table
 from judge.launchers import runtimes
-from judge.sandbox import SandboxLimits
+from judge.launchers.package import prepare, remove
+from judge.sandbox import SandboxLimits, sandbox_status
+from judge.sandbox.cgroups import NO_CGROUP
 
 HERE = Path(__file__).resolve().parent
 BOTS = HERE / "bots"
@@ -366,60 +371,102 @@ def package(folder: Path, source: Path | str, params: dict[str, object] | None =
 
 
 def native_package(folder: Path, runtime: str, params: dict[str, object]) -> Path:
-    """A package of the attack in a compiled runtime, its parameters as constants of a source
-    file beside it (a compiled program has no /bot/params.json, only its build: params.h,
-    Params.java, params.go, src/params.rs), or in JavaScript (params.json)."""
+    """A package of the attack in another language: the program of ``native/`` and
+    params.json; in C the parameters are constants of the build instead (params.h beside it)."""
     folder.mkdir()
     manifest: dict[str, object]
-    if runtime == "java":
-        shutil.copyfile(NATIVE / "Attack.java", folder / "Attack.java")
-        constants = [
-            f"    static final {'int' if isinstance(value, int) else 'String'} {key.upper()} = "
-            f"{json.dumps(value)};"
-            for key, value in params.items()
-        ]
-        (folder / "Params.java").write_text(
-            "final class Params {\n" + "\n".join(constants) + "\n}\n"
-        )
-        manifest = {"entry": "Attack.java", "sources": ["Attack.java", "Params.java"]}
-    elif runtime == "c":
+    if runtime == "c":
         shutil.copyfile(NATIVE / "attack.c", folder / "main.c")
         header = [f"#define P_{key.upper()} {json.dumps(value)}" for key, value in params.items()]
         header.append(f'#define P_JUDGE_PID_S "{params["judge_pid"]}"')
         (folder / "params.h").write_text("\n".join(header) + "\n")
         manifest = {"entry": "main.c"}
-    elif runtime == "go":
-        shutil.copyfile(NATIVE / "attack.go", folder / "main.go")
-        constants = [
-            f"const p{key.title().replace('_', '')} = {json.dumps(value)}"
-            for key, value in params.items()
-        ]
-        (folder / "params.go").write_text("package main\n\n" + "\n".join(constants) + "\n")
-        manifest = {"entry": "main.go", "sources": ["main.go", "params.go"]}
-    elif runtime == "rust":
-        (folder / "src").mkdir()
-        shutil.copyfile(NATIVE / "attack.rs", folder / "src" / "main.rs")
-        constants = [
-            f"pub const {key.upper()}: {'i32' if isinstance(value, int) else '&str'} = "
-            f"{json.dumps(value)};"
-            for key, value in params.items()
-        ]
-        (folder / "src" / "params.rs").write_text("\n".join(constants) + "\n")
-        # no dependency (serde_json would take most of each build): the program reads the
-        # protocol's few fields by hand
-        (folder / "Cargo.toml").write_text(
-            '[package]\nname = "attack"\nversion = "0.1.0"\nedition = "2021"\n'
-        )
-        manifest = {
-            "entry": "src/main.rs",
-            "sources": ["Cargo.toml", "src/main.rs", "src/params.rs"],
-        }
-    else:
+    elif runtime == "javascript":
         shutil.copyfile(NATIVE / "attack.js", folder / "main.js")
-        (folder / "params.json").write_text(json.dumps(params))
         manifest = {"entry": "main.js"}
+    else:
+        manifest = shared_sources(folder, runtime)
+    (folder / "params.json").write_text(json.dumps(params, separators=(",", ":")))
     (folder / "tapis.json").write_text(json.dumps({**manifest, "runtime": runtime}))
     return folder
+
+
+# Java, Go and Rust read /bot/params.json: their program is built once (the same sources at
+# every test and every run: the worker's build cache keeps it), and each test's package gets a
+# copy of that build with its params.json added, handed to the judge as a stored artifact is
+# (runtimes.artifact_for checks that it is of this package's files and this toolchain).
+SHARED_BUILDS = ("java", "go", "rust")
+
+
+def shared_sources(folder: Path, runtime: str) -> dict[str, object]:
+    """The program of ``native/`` in Java, Go or Rust in ``folder``; its manifest."""
+    if runtime == "java":
+        shutil.copyfile(NATIVE / "Attack.java", folder / "Attack.java")
+        return {"entry": "Attack.java"}
+    if runtime == "go":
+        shutil.copyfile(NATIVE / "attack.go", folder / "main.go")
+        return {"entry": "main.go"}
+    (folder / "src").mkdir()
+    shutil.copyfile(NATIVE / "attack.rs", folder / "src" / "main.rs")
+    # no dependency (serde_json would take most of the build): it reads JSON by hand
+    (folder / "Cargo.toml").write_text(
+        '[package]\nname = "attack"\nversion = "0.1.0"\nedition = "2021"\n'
+    )
+    return {"entry": "src/main.rs", "sources": ["Cargo.toml", "src/main.rs"]}
+
+
+@functools.cache
+def shared_build(runtime: str, cache: Path) -> Path:
+    """The program of ``native/`` built in the sandbox (or found in the build cache
+    ``cache``): the folder the judge would bind at /bot."""
+    root = Path(tempfile.mkdtemp(prefix="tapis-attack-build-"))
+    root.chmod(0o711)
+    try:
+        source = root / "source"
+        source.mkdir()
+        manifest = shared_sources(source, runtime)
+        (source / "tapis.json").write_text(json.dumps({**manifest, "runtime": runtime}))
+        prepared = prepare(source, root / "bot")
+        try:
+            return runtimes.artifact_for(
+                prepared.directory, runtime, prepared.entry, prepared.sources, cache
+            )
+        finally:
+            remove(prepared.directory)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def seed_shared_build(package: Path, runtime: str, worker_cache: Path) -> None:
+    """Put the shared build of ``runtime`` with the package's params.json into the build cache
+    as the package's artifact."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        tar.add(shared_build(runtime, worker_cache), arcname=".")
+        params = (package / "params.json").read_bytes()
+        member = tarfile.TarInfo("./params.json")
+        member.size, member.mode = len(params), 0o444
+        tar.addfile(member, io.BytesIO(params))
+    root = Path(tempfile.mkdtemp(prefix="tapis-attack-seed-"))
+    root.chmod(0o711)
+    try:
+        prepared = prepare(package, root / "bot")
+        digest = runtimes.sources_digest(prepared.directory)
+        toolchain = runtimes.toolchain(runtime)
+        artifact = runtimes.Artifact(
+            runtime, prepared.entry, digest, toolchain, buffer.getvalue(), "", 0
+        )
+        runtimes.artifact_for(
+            prepared.directory,
+            runtime,
+            prepared.entry,
+            prepared.sources,
+            runtimes.build_cache(),
+            stored=artifact,
+        )
+        remove(prepared.directory)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def table(bots: list[str], workdir: Path, limits: Limits = LIMITS) -> TableResult:
@@ -507,13 +554,20 @@ class Outside:
 
 
 def seat_bots(
-    attack: Attack, arena: Path, params: dict[str, object], runtime: str = "python3"
+    attack: Attack,
+    arena: Path,
+    params: dict[str, object],
+    runtime: str = "python3",
+    worker_cache: Path | None = None,
 ) -> list[str]:
     """The attack in its seats, well-behaved bots (with a secret of their own) elsewhere."""
     bots = []
     for seat in range(4):
         if seat in attack.seats and runtime != "python3":
             bots.append(str(native_package(arena / f"seat{seat}", runtime, params)))
+            if runtime in SHARED_BUILDS:
+                assert worker_cache is not None
+                seed_shared_build(Path(bots[-1]), runtime, worker_cache)
         elif seat in attack.seats:
             source: Path | str = BOTS / f"{attack.name}.py"
             bots.append(str(package(arena / f"seat{seat}", source, params)))
@@ -538,23 +592,37 @@ def test_attack_in_another_language(
     reference: TableResult,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The same attack, written in C or Java (built by the real gcc or javac in the build
+    """The same attack, written in C, Java, Go or Rust (built by the real compiler in the build
     sandbox) or in JavaScript, judged by the same checks."""
+    memory = LIMITS.resources.memory_bytes  # type: ignore[union-attr]
+    go_memory = runtime == "go" and attack.name in ("memory_balloon", "go_heap_balloon")
+    if go_memory and sandbox_status().memory_accounting != NO_CGROUP:
+        # A Go bot may reserve more than its memory limit: the cgroup's limit kills it first.
+        attack = dataclasses.replace(
+            attack,
+            faults=frozenset({T.CRASH}),
+            replaced=True,
+            evidence=False,
+            detail=f"killed at its memory limit of {memory // 2**20} MiB",
+            log="",
+        )
     result = play_attack(attack, arena, reference, monkeypatch, runtime=runtime)
-    if attack.name == "go_heap_balloon":  # the runtime ends it within its address space
+    if go_memory:  # held within its limit: the cgroup's, else its address space
         log = result.seats[0].log
         held = max(int(size) for size in re.findall(r"holding (\d+) MiB", log)) * 2**20
-        assert held <= LIMITS.resources.memory_bytes + runtimes.RESERVED["go"], log[-2000:]  # type: ignore[union-attr]
+        if sandbox_status().memory_accounting != NO_CGROUP:
+            assert held <= memory, log[-2000:]
+        else:
+            assert held <= memory + runtimes.RESERVED["go"], log[-2000:]
     if attack.name == "direct_balloon":  # within the JVM's heap size
         log = result.seats[0].log
         allocated = int(re.search(r"after (\d+) MiB", log).group(1)) * 2**20  # type: ignore[union-attr]
-        assert allocated <= runtimes.heap_limit("java", LIMITS.resources.memory_bytes) * 2**20  # type: ignore[union-attr]
-    if attack.name == "memory_balloon":
+        assert allocated <= runtimes.heap_limit("java", memory) * 2**20, log
+    if attack.name == "memory_balloon" and not go_memory:
         # Stopped within its memory limit and what its runtime reserves at start (the bound
         # without cgroup v2; docs/sandbox.md, "Memory per runtime"); the JVM within its heap.
         log = result.seats[0].log
         allocated = int(re.search(r"after (\d+) MiB", log).group(1)) * 2**20  # type: ignore[union-attr]
-        memory = LIMITS.resources.memory_bytes  # type: ignore[union-attr]
         assert allocated <= memory + runtimes.RESERVED.get(runtime, 0), log
         if runtime == "java":
             assert allocated <= runtimes.heap_limit("java", memory) * 2**20, log
@@ -570,8 +638,11 @@ def play_attack(
     secret = "judge-secret-" + os.urandom(8).hex()
     monkeypatch.setenv("SECRET_KEY", secret)
     monkeypatch.setenv("DATABASE_URL", f"postgres://tapis:{secret}@127.0.0.1:5432/tapis")
+    # the worker's build cache keeps the shared builds; each table's builds go with the arena
+    worker_cache = runtimes.build_cache()
+    monkeypatch.setenv("TAPIS_BUILD_CACHE", str(arena / "builds"))
     with Outside(arena) as outside:
-        bots = seat_bots(attack, arena, outside.params(attack.name), runtime)
+        bots = seat_bots(attack, arena, outside.params(attack.name), runtime, worker_cache)
         result = table(bots, arena / "work", JAVA_LIMITS if runtime == "java" else LIMITS)
         with pytest.raises(BlockingIOError):
             outside.listener.accept()

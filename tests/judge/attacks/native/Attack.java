@@ -1,6 +1,7 @@
 // The run-time attacks of tests/judge/attacks/bots/*.py that the JVM can express, in Java: one
-// program, the attack named by Params.NAME (Params.java, written by the test next to this file,
-// then built in the sandbox by the real javac). Never run it outside the sandbox.
+// program, built once for every test (by the real javac in the build sandbox), the attack named
+// by /bot/params.json, which the test adds to each copy of the build. Never run it outside the
+// sandbox.
 //
 // Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when the
 // sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise plays
@@ -13,6 +14,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -501,6 +503,28 @@ public class Attack {
             } else if (type.equals("bye")) {
                 break;
             }
+        }
+    }
+}
+
+// What the test tells the bot (/bot/params.json): host paths, ports, tokens.
+final class Params {
+    static final JsonObject JSON = read();
+    static final String NAME = JSON.get("name").getAsString();
+    static final String REPO = JSON.get("repo").getAsString();
+    static final int PORT = JSON.get("port").getAsInt();
+    static final String DROPBOX = JSON.get("dropbox").getAsString();
+    static final String HOST_TMP_MARKER = JSON.get("host_tmp_marker").getAsString();
+    static final int JUDGE_PID = JSON.get("judge_pid").getAsInt();
+    static final String WORKDIR = JSON.get("workdir").getAsString();
+    static final String PROCESS_NAME = JSON.get("process_name").getAsString();
+
+    static JsonObject read() {
+        try {
+            return JsonParser.parseString(Files.readString(Path.of("/bot/params.json")))
+                    .getAsJsonObject();
+        } catch (java.io.IOException error) {
+            throw new UncheckedIOException(error);
         }
     }
 }

@@ -1,6 +1,6 @@
-// Run-time attacks of tests/judge/attacks/bots/*.py, in Go: one program, the attack named by
-// params.go (written by the test next to this file, then built in the sandbox by the real go
-// build). Never run it outside the sandbox.
+// Run-time attacks of tests/judge/attacks/bots/*.py, in Go: one program, built once for every
+// test (by the real go build in the build sandbox), the attack named by /bot/params.json, which
+// the test adds to each copy of the build. Never run it outside the sandbox.
 //
 // Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when the
 // sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise plays
@@ -24,11 +24,21 @@ import (
 	"unsafe"
 )
 
-// params.go: pName, pToken, pRepo, pPort, pDropbox, pHostTmpMarker, pJudgePid, pWorkdir,
-// pProcessName.
+// What the test tells the bot (/bot/params.json): host paths, ports, tokens.
+var params struct {
+	Name          string `json:"name"`
+	Token         string `json:"token"`
+	Repo          string `json:"repo"`
+	Port          int    `json:"port"`
+	Dropbox       string `json:"dropbox"`
+	HostTmpMarker string `json:"host_tmp_marker"`
+	JudgePid      int    `json:"judge_pid"`
+	Workdir       string `json:"workdir"`
+	ProcessName   string `json:"process_name"`
+}
 
 func evidence(outcome, detail string) {
-	fmt.Fprintf(os.Stderr, "ATTACK %s %s: %s\n", pName, outcome, detail)
+	fmt.Fprintf(os.Stderr, "ATTACK %s %s: %s\n", params.Name, outcome, detail)
 }
 
 func blocked(detail string)   { evidence("blocked", detail) }
@@ -59,7 +69,7 @@ func cString(text string) uintptr {
 
 // This process's name (its /proc/PID/comm, seen from the host), to find survivors.
 func setName() {
-	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, cString(pProcessName), 0)
+	syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, cString(params.ProcessName), 0)
 }
 
 // A child of this very program (/proc/self/exe child): it sleeps.
@@ -69,7 +79,7 @@ func startChild() (int, error) {
 
 func network() {
 	for _, address := range []string{
-		"127.0.0.1:5432", "127.0.0.1:6379", fmt.Sprintf("127.0.0.1:%d", pPort), "[::1]:5432",
+		"127.0.0.1:5432", "127.0.0.1:6379", fmt.Sprintf("127.0.0.1:%d", params.Port), "[::1]:5432",
 		"1.1.1.1:443",
 	} {
 		connection, err := net.DialTimeout("tcp", address, 2*time.Second)
@@ -97,8 +107,8 @@ func network() {
 
 func readProject() {
 	for _, path := range []string{
-		pRepo + "/pyproject.toml", pRepo + "/config/settings.py", "/work/main/manage.py",
-		"/etc/passwd", "/etc/shadow", "/root/.bashrc", fmt.Sprintf("/proc/%d/environ", pJudgePid),
+		params.Repo + "/pyproject.toml", params.Repo + "/config/settings.py", "/work/main/manage.py",
+		"/etc/passwd", "/etc/shadow", "/root/.bashrc", fmt.Sprintf("/proc/%d/environ", params.JudgePid),
 		"/proc/1/root/etc/shadow", "/sys/kernel/notes",
 	} {
 		data, err := os.ReadFile(path)
@@ -107,7 +117,7 @@ func readProject() {
 		}
 		mustFail("read "+path, err)
 	}
-	for _, folder := range []string{pRepo, "/work", "/root", "/home", "/var", "/srv"} {
+	for _, folder := range []string{params.Repo, "/work", "/root", "/home", "/var", "/srv"} {
 		entries, err := os.ReadDir(folder)
 		if err == nil && len(entries) == 0 {
 			err = fmt.Errorf("empty")
@@ -155,13 +165,13 @@ func writeOutside() {
 	for _, target := range []string{
 		"/bot/pwned", "/bot/bot", "/pwned", "/usr/pwned", "/usr/bin/true", "/etc/pwned",
 		"/dev/shm/pwned", "/proc/sysrq-trigger", "/proc/sys/kernel/core_pattern",
-		pDropbox + "/pwned", pRepo + "/pwned",
+		params.Dropbox + "/pwned", params.Repo + "/pwned",
 	} {
 		mustFail("write "+target, os.WriteFile(target, []byte("pwned"), 0o644))
 	}
 	mustFail("mkdir /bot/dir", os.Mkdir("/bot/dir", 0o755))
 	mustFail("chmod /bot", os.Chmod("/bot", 0o777))
-	os.WriteFile(pHostTmpMarker, []byte("pwned"), 0o644) // the sandbox's own /tmp
+	os.WriteFile(params.HostTmpMarker, []byte("pwned"), 0o644) // the sandbox's own /tmp
 	blocked("wrote the /tmp marker: private to the sandbox (the test checks the host)")
 }
 
@@ -235,8 +245,8 @@ func forkBomb() {
 	}
 }
 
-// Anonymous memory, written to, 16 MiB at a time until refused (mmap fails, as malloc in C);
-// then released.
+// Anonymous memory, written to, 16 MiB at a time until refused (mmap fails, as malloc in C;
+// then it is released), or until a memory cgroup kills the bot.
 func memoryBalloon() {
 	held := [][]byte{}
 	for len(held) < 4096 { // up to 64 GiB
@@ -253,6 +263,7 @@ func memoryBalloon() {
 			block[i] = 1
 		}
 		held = append(held, block)
+		evidence("attempting", fmt.Sprintf("holding %d MiB", 16*len(held)))
 	}
 	succeeded("allocated 64 GiB")
 }
@@ -275,8 +286,8 @@ func heapBalloon() {
 }
 
 func kill() {
-	mustFail("kill the judge's pid", syscall.Kill(pJudgePid, syscall.SIGKILL))
-	if pName == "kill_all" {
+	mustFail("kill the judge's pid", syscall.Kill(params.JudgePid, syscall.SIGKILL))
+	if params.Name == "kill_all" {
 		mustFail("kill -9 -1", syscall.Kill(-1, syscall.SIGKILL))
 		mustFail("kill -STOP -1", syscall.Kill(-1, syscall.SIGSTOP))
 	} else {
@@ -329,7 +340,7 @@ func procMem() {
 }
 
 func attack() {
-	switch pName {
+	switch params.Name {
 	case "net_postgres", "net_redis", "net_public", "net_listener":
 		network()
 	case "read_project":
@@ -365,7 +376,7 @@ type message struct {
 
 // At the first act: misbehave instead of answering. Returns true if it did.
 func misbehave(out io.Writer, m message) bool {
-	switch pName {
+	switch params.Name {
 	case "huge_line":
 		fmt.Fprintf(out, `{"id":%s,"action":"`, m.ID)
 		chunk := []byte(strings.Repeat("A", 1000000))
@@ -389,9 +400,16 @@ func misbehave(out io.Writer, m message) bool {
 	return true
 }
 
-// A child takes its name in init: the main goroutine then runs on the main thread, whose name
-// is the process's.
+// The parameters; a child takes its name in init: the main goroutine then runs on the main
+// thread, whose name is the process's.
 func init() {
+	data, err := os.ReadFile("/bot/params.json")
+	if err == nil {
+		err = json.Unmarshal(data, &params)
+	}
+	if err != nil {
+		evidence("ERROR", "no /bot/params.json: "+err.Error())
+	}
 	if len(os.Args) > 1 && os.Args[1] == "child" {
 		setName()
 	}

@@ -1,13 +1,13 @@
-//! Run-time attacks of tests/judge/attacks/bots/*.py, in Rust: one program, the attack named
-//! by src/params.rs (written by the test next to this file, then built in the sandbox by the
-//! real cargo). Never run it outside the sandbox.
+//! Run-time attacks of tests/judge/attacks/bots/*.py, in Rust: one program, built once for
+//! every test (by the real cargo in the build sandbox), the attack named by /bot/params.json,
+//! which the test adds to each copy of the build. Never run it outside the sandbox.
 //!
 //! Like the Python bots, it writes its evidence on stderr: "ATTACK <name> blocked: ..." when
 //! the sandbox stopped it, "ATTACK <name> SUCCEEDED: ..." when it got through, and otherwise
 //! plays the first legal action of every decision. It has no dependency (a build is then a few
-//! seconds): the C library's calls are declared here, and the protocol's few fields it needs
-//! (type, id, the first legal action) are read from the judge's compact JSON by hand.
-mod params;
+//! seconds): the C library's calls are declared here, and the few fields it needs (of the
+//! protocol: type, id, the first legal action; of its parameters) are read from compact JSON by
+//! hand.
 
 use std::ffi::CString;
 use std::fs;
@@ -31,10 +31,19 @@ extern "C" {
 
 const SIGKILL: i32 = 9;
 const SIGSTOP: i32 = 19;
-const NAME: &str = params::NAME;
+
+/// A parameter the test gives (/bot/params.json: host paths, ports, tokens), a string.
+fn param(key: &str) -> String {
+    let text = fs::read_to_string("/bot/params.json").unwrap_or_default();
+    field(&text, key).trim_matches('"').to_string()
+}
+
+fn number(key: &str) -> i32 {
+    param(key).parse().unwrap_or(0)
+}
 
 fn evidence(outcome: &str, detail: &str) {
-    eprintln!("ATTACK {NAME} {outcome}: {detail}");
+    eprintln!("ATTACK {} {outcome}: {detail}", param("name"));
 }
 
 /// An error means that the sandbox stopped it, a value that it did not.
@@ -55,7 +64,7 @@ fn checked(rc: i64) -> Result<i64, Error> {
 }
 
 fn set_name() {
-    let name = CString::new(params::PROCESS_NAME).unwrap();
+    let name = CString::new(param("process_name")).unwrap();
     unsafe { prctl(15, name.as_ptr() as *const u8, 0, 0, 0) }; // PR_SET_NAME
 }
 
@@ -76,7 +85,7 @@ fn network() {
     for address in [
         "127.0.0.1:5432".to_string(),
         "127.0.0.1:6379".to_string(),
-        format!("127.0.0.1:{}", params::PORT),
+        format!("127.0.0.1:{}", number("port")),
         "[::1]:5432".to_string(),
         "1.1.1.1:443".to_string(),
     ] {
@@ -88,10 +97,11 @@ fn network() {
 }
 
 fn read_project() {
-    let judge_environ = format!("/proc/{}/environ", params::JUDGE_PID);
+    let repo = param("repo");
+    let judge_environ = format!("/proc/{}/environ", number("judge_pid"));
     for path in [
-        &format!("{}/pyproject.toml", params::REPO),
-        &format!("{}/config/settings.py", params::REPO),
+        &format!("{repo}/pyproject.toml"),
+        &format!("{repo}/config/settings.py"),
         "/work/main/manage.py",
         "/etc/passwd",
         "/etc/shadow",
@@ -100,7 +110,7 @@ fn read_project() {
     ] {
         must_fail(&format!("read {path}"), fs::read(path).map(|data| data.len()));
     }
-    for folder in [params::REPO, "/work", "/root", "/home", "/var", "/srv"] {
+    for folder in [repo.as_str(), "/work", "/root", "/home", "/var", "/srv"] {
         must_fail(&format!("list {folder}"), fs::read_dir(folder).map(|entries| entries.count()));
     }
 }
@@ -239,7 +249,8 @@ fn memory_balloon() {
 }
 
 fn kill_all() {
-    must_fail("kill the judge's pid", checked(unsafe { kill(params::JUDGE_PID, SIGKILL) } as i64));
+    let judge = number("judge_pid");
+    must_fail("kill the judge's pid", checked(unsafe { kill(judge, SIGKILL) } as i64));
     must_fail("kill -9 -1", checked(unsafe { kill(-1, SIGKILL) } as i64));
     must_fail("kill -STOP -1", checked(unsafe { kill(-1, SIGSTOP) } as i64));
 }
@@ -265,7 +276,7 @@ fn ptrace() {
 }
 
 fn attack() {
-    match NAME {
+    match param("name").as_str() {
         "net_postgres" => network(),
         "read_project" => read_project(),
         "read_secret_key" => secrets(),
@@ -319,6 +330,7 @@ fn field<'a>(line: &'a str, key: &str) -> &'a str {
 fn main() {
     let mut out = io::stdout().lock();
     let mut acts = 0;
+    let huge_line = param("name") == "huge_line";
     for line in io::stdin().lock().lines() {
         let line = line.expect("stdin");
         let id = field(&line, "id");
@@ -329,7 +341,7 @@ fn main() {
             }
             "\"act\"" => {
                 acts += 1;
-                if acts == 1 && NAME == "huge_line" {
+                if acts == 1 && huge_line {
                     write!(out, r#"{{"id":{id},"action":""#).unwrap();
                     for _ in 0..100 {
                         out.write_all(&[b'A'; 1_000_000]).unwrap();
