@@ -454,22 +454,24 @@ def test_a_go_bot_holding_memory_past_gomemlimit_is_killed_at_the_memory_limit(
 
 
 PYTHON_TMP_BALLOON = """\
+import sys
+
 from tapis_bot import Bot, run
 
 
 class TmpBalloon(Bot):
-    # Fills /tmp (its pages count in the cgroup, never in RLIMIT_AS), then holds memory.
+    # Fills /tmp (its pages count in the cgroup, never in RLIMIT_AS), then holds 56 MiB.
     name = "tmp-balloon"
     held = []
 
     def act(self, observation, legal_actions):
         if not self.held:
-            for n in range(5):  # 40 MiB, in files of RLIMIT_FSIZE (8 MiB)
+            for n in range(FILES):  # 8 MiB each, RLIMIT_FSIZE
                 with open(f"/tmp/fill{n}", "wb") as out:
                     out.write(b"x" * (8 << 20))
-            while len(self.held) < 6:
-                self.held.append(bytearray(b"y" * (8 << 20)))
-                print(f"held {8 * len(self.held)} MiB", file=__import__("sys").stderr)
+            while len(self.held) < 7:
+                self.held.append(bytearray(b"y") * (8 << 20))
+                print(f"held {8 * len(self.held)} MiB", file=sys.stderr)
         return legal_actions[0]
 
 
@@ -484,22 +486,27 @@ def no_idle_zygotes() -> Iterator[None]:
     zygote.retire_all()
 
 
-def test_a_forked_python_bot_filling_tmp_and_memory_is_killed_with_the_reason(
-    cgroup: CgroupParents, arena: Path, no_idle_zygotes: None
+@pytest.mark.parametrize("tmp_mib", [40, 0])
+def test_a_forked_python_bot_is_killed_with_the_reason_its_tmp_counted(
+    cgroup: CgroupParents, arena: Path, no_idle_zygotes: None, tmp_mib: int
 ) -> None:
-    """A bot forked by a zygote shares the zygote's cgroup: its out-of-memory kill is still
-    its seat's fault with the reason. Its /tmp counts: without the 40 MiB written there, the
-    48 MiB it holds would fit."""
+    """A bot forked by a zygote shares the zygote's cgroup (96 MiB here): an out-of-memory kill
+    is still its seat's fault with the reason. Its /tmp counts: 56 MiB held fit with the
+    zygote, not with 40 MiB written in /tmp as well."""
     source = arena / "tmp_balloon.py"
-    source.write_text(PYTHON_TMP_BALLOON)
-    spec = BotSpec(path=source, instance="tmp balloon")
+    source.write_text(PYTHON_TMP_BALLOON.replace("FILES", str(tmp_mib // 8)))
+    spec = BotSpec(path=source, instance=f"tmp balloon {tmp_mib}")
     memory = 96 * MIB
     result = balloon_table(arena, spec, memory, zygotes=True)
+    held = [int(n) for n in re.findall(r"held (\d+) MiB", result.seats[0].log)]
+    if tmp_mib == 0:
+        assert result.faults == ()
+        assert max(held) == 56
+        return
     assert [fault.seat for fault in result.faults] == [0], result.faults
     reason = f"killed at its memory limit of 96 MiB (out of memory in its {cgroup.version.name})"
     assert reason in result.faults[0].detail
-    held = [int(n) for n in re.findall(r"held (\d+) MiB", result.seats[0].log)]
-    assert (40 + max(held, default=0)) * MIB < memory, result.seats[0].log
+    assert (tmp_mib + max(held, default=0)) * MIB < memory, result.seats[0].log
 
 
 # ----------------------------------------------------------------------------- without
