@@ -216,7 +216,8 @@ def sweep_stale_cgroups(parents: CgroupParents, *, own: bool = False) -> list[Pa
     memory cgroup ids; a process that is still there, or of another pid namespace, keeps its
     own.
     """
-    pattern = re.compile(rf"tapis-bot-{_pid_namespace()}-(\d+)-\d+")
+    # tapis-bot-PID-N: the names before the pid namespace was in them
+    pattern = re.compile(rf"tapis-bot-(?:{_pid_namespace()}-)?(\d+)-\d+")
     removed = []
     for parent in dict.fromkeys(p for p in (parents.memory, parents.pids) if p is not None):
         try:

@@ -258,18 +258,19 @@ def test_the_cgroups_of_processes_gone_are_swept(cgroup: CgroupParents) -> None:
     stale = cgroups._prefix(gone.pid) + "1"
     alive = cgroups._prefix(os.getppid()) + "1"
     elsewhere = f"tapis-bot-1-{gone.pid}-1"  # pid namespace inode 1: not ours
+    legacy = f"tapis-bot-{gone.pid}-2"  # as named before the pid namespace was in the names
     parents = [p for p in dict.fromkeys((cgroup.memory, cgroup.pids)) if p is not None]
     for parent in parents:
-        for name in (stale, alive, elsewhere):
+        for name in (stale, legacy, alive, elsewhere):
             (parent / name).mkdir()
     try:
         removed = cgroups.sweep_stale_cgroups(cgroup)
-        assert sorted(removed) == sorted(parent / stale for parent in parents)
+        assert sorted(removed) == sorted(parent / n for parent in parents for n in (stale, legacy))
         assert all((parent / alive).is_dir() for parent in parents)
         assert all((parent / elsewhere).is_dir() for parent in parents)
     finally:
         for parent in parents:
-            for name in (stale, alive, elsewhere):
+            for name in (stale, legacy, alive, elsewhere):
                 if (parent / name).exists():
                     (parent / name).rmdir()
 
