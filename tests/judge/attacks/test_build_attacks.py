@@ -1,6 +1,9 @@
 """Hostile sources at build time: each is built by ``judge.launchers.runtimes.build`` in the real
 bubblewrap sandbox with the real build limits, and must be refused with a clear reason (a
-``BuildError``), never hang the judge nor reach anything outside the sandbox."""
+``BuildError``), never hang the judge nor reach anything outside the sandbox.
+
+C, C++, Rust and Go here; Java has none of its own: javac runs no code of the bot (``-proc:none``:
+no annotation processor) and reads nothing but its sources and the JDK."""
 
 from __future__ import annotations
 
@@ -13,6 +16,11 @@ import pytest
 
 from judge.launchers import runtimes
 from judge.launchers.package import prepare, remove
+
+CARGO_TOML = '[package]\nname = "bot"\nversion = "0.1.0"\nedition = "2021"\n'  # no dependency
+GO_MODULE = "github.com/tapis-attacker/judge"
+GO_SUM = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+GO_MAIN = f'package main\n\nimport "{GO_MODULE}"\n\nfunc main() {{ judge.Run() }}\n'
 
 # (runtime, files, what the refusal says)
 ATTACKS = {
@@ -35,6 +43,36 @@ ATTACKS = {
         "c",
         {"bot.c": '#include "/etc/passwd"\n#include "/work/main/config/settings.py"\n'},
         "No such file",
+    ),
+    # the host's files through the compiler: Rust's include_str!, Go's replace directive
+    "rust_include_host_file": (
+        "rust",
+        {
+            "src/main.rs": 'const PASSWD: &str = include_str!("/etc/passwd");\n'
+            'const SETTINGS: &[u8] = include_bytes!("/work/main/config/settings.py");\n'
+            'fn main() { println!("{PASSWD} {}", SETTINGS.len()); }\n',
+            "Cargo.toml": CARGO_TOML,
+        },
+        "couldn't read /etc/passwd",
+    ),
+    "go_replace_host_folder": (
+        "go",
+        {
+            "main.go": GO_MAIN,
+            "go.mod": f"module bot\n\ngo 1.19\n\nrequire {GO_MODULE} v1.0.0\n\n"
+            f"replace {GO_MODULE} => /work/main/judge\n",
+        },
+        "replacement directory /work/main/judge does not exist",
+    ),
+    # code from the network: a Go module to download (its go.sum entry given, as a real one)
+    "go_module_download": (
+        "go",
+        {
+            "main.go": GO_MAIN,
+            "go.mod": f"module bot\n\ngo 1.19\n\nrequire {GO_MODULE} v1.0.0\n",
+            "go.sum": f"{GO_MODULE} v1.0.0 h1:{GO_SUM}\n{GO_MODULE} v1.0.0/go.mod h1:{GO_SUM}\n",
+        },
+        "module lookup disabled",
     ),
 }
 
