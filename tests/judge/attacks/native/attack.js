@@ -229,7 +229,13 @@ function attackDaemon() {
     stdio: "ignore",
   });
   child.unref();
-  blocked("daemon started; the test checks that it died with the table");
+  // alive once it wrote its marker (in this sandbox's own /tmp, the one path it can write)
+  const deadline = Date.now() + 3000;
+  while (!fs.existsSync(PARAMS.host_tmp_marker) && Date.now() < deadline) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30);
+  }
+  if (fs.existsSync(PARAMS.host_tmp_marker)) blocked("daemon started; the test checks that it died with the table");
+  else evidence("ERROR", "the daemon never wrote its marker");
 }
 
 function attackKill() {
