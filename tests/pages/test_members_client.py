@@ -69,6 +69,7 @@ def test_signup_logs_in_and_shows_the_token_once(world: MembersWorld) -> None:
     assert response.status_code == 302
     assert response["Location"] == reverse("tournaments:token-shown")
     assert b"api-token" not in response.content
+    assert client.head(response["Location"]).status_code == 405  # spends nothing
     shown = client.get(response["Location"])
     assert "no-store" in shown["Cache-Control"]
     html = shown.content.decode()

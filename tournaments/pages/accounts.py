@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from api import accounts
 from tournaments import member_selectors
@@ -52,10 +52,11 @@ def _show_token_once(request: HttpRequest, key: str, *, welcome: bool = False) -
 
 @never_cache
 @login_required
-@require_safe
+@require_GET
 def token_shown(request: HttpRequest) -> HttpResponse:
     """The API token just made, shown this once and forgotten by the session as it is read
-    (``never_cache``: not kept by the browser either); after that, My account."""
+    (``never_cache``: not kept by the browser either); after that, My account. GET only: a
+    HEAD (a link checker, a prefetch) would spend it unseen."""
     held = request.session.pop(_NEW_TOKEN, None)
     if not isinstance(held, dict) or not isinstance(held.get("key"), str):
         messages.info(
