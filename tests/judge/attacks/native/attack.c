@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
@@ -538,6 +540,11 @@ static int servers[2] = {-1, -1};
 static volatile sig_atomic_t signals_received;
 static void count_signal(int sig) { (void)sig, signals_received++; }
 static const char *NOTE_FOLDERS[] = {"/tmp", "/dev/shm", "/var/tmp", "/bot"};
+/* files every seat sees, the same inodes: its own program (one build for identical sources),
+ * /usr (the host's, in every sandbox); seat 1 never opens WATCHED itself */
+static const char *LOCKED[] = {"/bot/bot", "/usr/bin/true"};
+static const char *WATCHED = "/usr/bin/false";
+static int watch = -1; /* seat 1's inotify */
 
 static void collude_start(void) {
     char path[256];
@@ -570,6 +577,19 @@ static void collude_start(void) {
             snprintf(path, sizeof path, "%s/%s.fifo", NOTE_FOLDERS[i], name);
             mkfifo(path, 0666);
         }
+    } else if (IS("collude_lock") && seat == 0) {
+        /* a lock on a file both seats see: their own program, and one of /usr */
+        for (size_t i = 0; i < sizeof LOCKED / sizeof *LOCKED; i++) {
+            int fd = open(LOCKED[i], O_RDONLY);
+            if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                snprintf(path, sizeof path, "cannot lock %s: errno %d", LOCKED[i], errno);
+                blocked(path);
+            }
+        }
+    } else if (IS("collude_lock")) {
+        watch = inotify_init1(IN_NONBLOCK);
+        if (watch < 0 || inotify_add_watch(watch, WATCHED, IN_OPEN | IN_CLOSE) < 0)
+            blocked("no inotify watch");
     } else if (IS("collude_signals") && seat == 0) {
         struct sigaction action = {.sa_handler = count_signal};
         sigaction(SIGUSR1, &action, NULL);
@@ -605,7 +625,7 @@ static void collude_act(void) {
         return;
     }
     /* the notes: both seats look for the other's; every other channel: seat 1 for seat 0's */
-    if ((seat == 0 && !IS("collude_tmp")) || tries >= COLLUDE_TRIES) return;
+    if ((seat == 0 && !IS("collude_tmp") && !IS("collude_lock")) || tries >= COLLUDE_TRIES) return;
     tries++;
     char detail[512] = "";
     if (IS("collude_socket")) {
@@ -638,6 +658,27 @@ static void collude_act(void) {
         } else if (tries == COLLUDE_TRIES) {
             blocked("10 tries: no shared memory, queue or semaphore of the partner");
         }
+    } else if (IS("collude_lock")) {
+        if (seat == 0) {
+            close(open(WATCHED, O_RDONLY)); /* what the partner's inotify would see */
+            if (tries == COLLUDE_TRIES) blocked("opened /usr/bin/false at each decision");
+            return;
+        }
+        for (size_t i = 0; i < sizeof LOCKED / sizeof *LOCKED; i++) {
+            int fd = open(LOCKED[i], O_RDONLY);
+            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+                snprintf(detail, sizeof detail, "the partner's lock on %s", LOCKED[i]);
+                succeeded(detail);
+            }
+            close(fd);
+        }
+        char events[4096];
+        long n = watch < 0 ? -1 : read(watch, events, sizeof events);
+        if (n > 0) {
+            snprintf(detail, sizeof detail, "inotify saw %ld bytes of events on %s", n, WATCHED);
+            succeeded(detail);
+        }
+        if (tries == COLLUDE_TRIES && !detail[0]) blocked("10 tries: no lock or open of the partner seen");
     } else if (IS("collude_tmp")) {
         char name[100], path[256];
         collude_name(name, sizeof name, "", 1 - seat);
