@@ -27,10 +27,10 @@ What a language cannot express is left out:
   the collusion attacks.
 - Go and Rust: the core set (network, host files and secrets, written programs, fork and
   thread bombs, memory, kill -1, ptrace, a huge line). Go's runtime cannot survive a refused
-  thread, so its fork bomb kills its children once refused, and it has no thread bomb.
+  thread: its fork bomb kills its children once refused, and its thread bomb ends it.
 
-Attacks only another language has: V8's and Go's own heaps full, the JVM's direct buffers, and
-``/proc/PID/mem`` of a child. An attack that gets through is a test marked
+Attacks only another language has: V8's and Go's own heaps full, Go's threads, the JVM's
+direct buffers, and ``/proc/PID/mem`` of a child. An attack that gets through is a test marked
 ``xfail(strict=True)`` with the hole it shows (``KNOWN_HOLES``).
 """
 
@@ -269,6 +269,7 @@ IN_GO = (
     "write_outside",
     "exec_written",
     "fork_bomb",
+    "go_thread_bomb",
     "memory_balloon",
     "go_heap_balloon",
     "huge_line",
@@ -331,6 +332,14 @@ NATIVE_ONLY = [
     Attack("direct_balloon"),
     # The memory of its own child through /proc/PID/mem (ptrace and process_vm_readv refused)
     Attack("proc_mem"),
+    # Go: threads until refused; its runtime cannot go on without one and ends the process
+    Attack(
+        "go_thread_bomb",
+        frozenset({T.CRASH}),
+        replaced=True,
+        evidence=False,
+        log="failed to create new OS thread",
+    ),
     # Go's own heap full: the runtime ends the process
     Attack(
         "go_heap_balloon",

@@ -245,6 +245,25 @@ func forkBomb() {
 	}
 }
 
+// Goroutines each blocked in a read of a pipe nobody writes: each takes an OS thread of its
+// own, until the task limit refuses one; Go's runtime cannot go on without it and ends.
+func threadBomb() {
+	pipe := make([]int, 2)
+	if err := syscall.Pipe(pipe); err != nil {
+		evidence("ERROR", "no pipe: "+err.Error())
+		return
+	}
+	evidence("attempting", "goroutines blocked in read, a thread each")
+	for i := 0; i < 10000; i++ {
+		go func() {
+			runtime.LockOSThread()
+			syscall.Read(pipe[0], make([]byte, 1))
+		}()
+	}
+	time.Sleep(3 * time.Second)
+	succeeded("10000 threads and still running")
+}
+
 // Anonymous memory, written to, 16 MiB at a time until refused (mmap fails, as malloc in C;
 // then it is released), or until a memory cgroup kills the bot.
 func memoryBalloon() {
@@ -353,6 +372,8 @@ func attack() {
 		execWritten()
 	case "fork_bomb":
 		forkBomb()
+	case "go_thread_bomb":
+		threadBomb()
 	case "memory_balloon":
 		memoryBalloon()
 	case "go_heap_balloon":
