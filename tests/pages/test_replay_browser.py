@@ -18,7 +18,7 @@ import games
 from tests.pages.conftest import axe_violations
 from tests.pages.test_replay_page import CARD_NAMES, _cup, _play, card_named_cup, cards_of
 from tests.tournaments.factories import BotFactory, file_version
-from tournaments import services
+from tournaments import page_selectors, services
 from tournaments.models import Deal, Tournament
 from tournaments.tournament_settings import TournamentSettings
 
@@ -258,6 +258,29 @@ def test_a_steps_address_reopens_at_that_step(page: Any, console_errors: list[st
     _open(page, f"/deals/{deal.pk}/?step=21&seat=3")
     assert page.get_by_label("View").input_value() == "3"
     assert _hands(page)[3] == states[21].observation(3)["hand"]
+    assert not console_errors
+
+
+def test_the_travellers_pages_reopen_the_replay_where_it_was(
+    page: Any, console_errors: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moved to step 5 in seat 1's view, page 1 of the traveller (one table a page here)
+    reopens the replay at step 5 in that view, not at the deal as dealt."""
+    monkeypatch.setattr(page_selectors.deals, "TRAVELLER_PAGE_SIZE", 1)
+    cup = _cup(_organiser(), "Duplicate cup", "hearts", 5, duplicate=True)
+    deal = Deal.objects.filter(table__tournament=cup, index=0).order_by("table__number")[1]
+    _open(page, f"/deals/{deal.pk}/")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    page.get_by_label("View").select_option("1")
+    page.get_by_role("navigation", name="Pages of the traveller").get_by_role(
+        "link", name="1", exact=True
+    ).click()
+    page.wait_for_selector("#viewer[data-ready]")
+    assert page.url.endswith(f"/deals/{deal.pk}/?traveller=1&step=5&seat=1#traveller-title")
+    assert _step(page) == 5
+    assert page.get_by_label("View").input_value() == "1"
+    assert page.locator("#traveller tr.current").count() == 0  # the other table's page
     assert not console_errors
 
 

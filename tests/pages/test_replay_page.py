@@ -502,6 +502,23 @@ def test_the_traveller_comes_a_page_of_tables_at_a_time(
         assert _traveller_rows(response.content.decode()) == [expected], asked
 
 
+def test_the_travellers_pages_keep_the_moment_of_the_replay(
+    world: ReplayWorld, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Page 2 of the traveller reopens the replay at the step and in the view it was in, not
+    at the deal as dealt; anything else of the address (not a number) is not written back."""
+    deal = Deal.objects.filter(table__tournament=world.duplicate, index=1).order_by(
+        "table__number"
+    )[1]
+    monkeypatch.setattr(page_selectors.deals, "TRAVELLER_PAGE_SIZE", 1)
+    _, html = _page(client, deal, step=17, seat=2, traveller=2, x="<b>")
+    nav = html.split('aria-label="Pages of the traveller"')[1].split("</nav>")[0]
+    assert 'href="?step=17&amp;seat=2&amp;traveller=1#traveller-title"' in nav
+    _, html = _page(client, deal, step="1x", seat="-1")
+    nav = html.split('aria-label="Pages of the traveller"')[1].split("</nav>")[0]
+    assert 'href="?traveller=1#traveller-title"' in nav
+
+
 def _traveller_rows(html: str) -> list[str]:
     section = html.split('id="traveller"')[1].split("</section>")[0]
     return re.findall(r"<tr[ >].*?</tr>", section.split("<tbody>")[1], re.S)

@@ -5,6 +5,8 @@ table from the steps the engine worked out (:mod:`tournaments.replay_steps`)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
@@ -16,9 +18,10 @@ from tournaments import page_selectors
 # Compressed: a long Dutch round's steps are several hundred kilobytes of repetitive JSON (a
 # few tens once compressed). Compressing a response that holds a secret (a signed-in member's
 # CSRF token, in the logout form) and something from the request is what BREACH needs: the
-# only things here from the request are the step and the traveller's page asked for, each
-# read as a number (they choose the window of steps and the tables shown), and Django's gzip
-# adds random padding against BREACH besides.
+# only things here from the request are the step, the seat's view and the traveller's page
+# asked for, each read as a number (they choose the window of steps and the tables shown, and
+# the traveller's links keep the first two), and Django's gzip adds random padding against
+# BREACH besides.
 @require_safe
 @gzip_page
 def deal_replay(request: HttpRequest, pk: int) -> HttpResponse:
@@ -28,7 +31,23 @@ def deal_replay(request: HttpRequest, pk: int) -> HttpResponse:
         step=request.GET.get("step"),
         traveller_page=request.GET.get("traveller"),
     )
-    return render(request, "replay.html", {"page": page, "nav_section": "tournaments"})
+    return render(
+        request,
+        "replay.html",
+        {"page": page, "nav_section": "tournaments", "traveller_query": _moment(request)},
+    )
+
+
+def _moment(request: HttpRequest) -> str:
+    """The moment of the replay the address names (``step=17&seat=2``), urlencoded, numbers
+    only: the traveller's pages keep it, so that its page 2 reopens the replay where it was
+    (the viewer's script updates those links as it moves)."""
+    kept = {
+        name: value
+        for name in ("step", "seat")
+        if (value := request.GET.get(name, "")).isascii() and value.isdigit()
+    }
+    return urlencode(kept)
 
 
 @require_safe

@@ -472,14 +472,23 @@ function go(k, options = {}) {
   step = target;
   draw();
   if (push) {
-    const url = new URL(window.location.href);
-    url.searchParams.set("step", String(step));
-    if (seatView === "all") url.searchParams.delete("seat");
-    else url.searchParams.set("seat", String(seatView));
+    const url = withMoment(new URL(window.location.href));
     url.hash = "";
     window.history.replaceState(null, "", url);
   }
+  // The traveller's other pages reopen the replay at this moment too.
+  document.querySelectorAll("#traveller .pagination a[href]").forEach((link) => {
+    link.href = withMoment(new URL(link.href)).href;
+  });
   if (step === last) pause();
+}
+
+// An address with this step and view in its query.
+function withMoment(url) {
+  url.searchParams.set("step", String(step));
+  if (seatView === "all") url.searchParams.delete("seat");
+  else url.searchParams.set("seat", String(seatView));
+  return url;
 }
 
 // The next or previous end of a trick or turn in the window held, else the step just past
