@@ -167,6 +167,8 @@ JVM_FLAGS: Final = (
     # default, into the protocol: to stderr, the bot's log, instead.
     "-Xlog:disable",
     "-Xlog:all=warning:stderr",
+    "-XX:+DisplayVMOutputToStderr",  # a fatal error's report too (it is not JSON)
+    "-XX:-UsePerfData",  # no /tmp/hsperfdata file, which the JVM would lock (seccomp.py)
     "-XX:+UseSerialGC",
     "-Xss1m",
     "-XX:ReservedCodeCacheSize=32m",

@@ -81,6 +81,8 @@ def _spawn_bwrap(
         elif starter:  # makes /tmp noexec, then becomes the bot with the bot's filter
             args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
             allowed = _STARTER_SYSCALLS
+        else:  # a build: compilers lock their caches
+            allowed = seccomp.BUILD_SYSCALLS
         try:
             seccomp_fd = seccomp.filter_fd(allowed)
             child_fds.append(seccomp_fd)

@@ -25,6 +25,11 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
   ``noexec`` of ``/tmp`` (judge/sandbox/_starter.py); before Linux 6.3, which has no such
   seal, no memfd at all;
 - ``ioctl(TIOCSTI)``/``ioctl(TIOCLINUX)``: pushing keystrokes into a terminal;
+- file locks (``flock``, ``fcntl``'s ``F_*LK*`` record locks, leases and ``F_NOTIFY``) and
+  ``inotify``: every sandbox sees the same files of ``/usr`` (and two seats of one build the same
+  ``/bot``), the same inodes, and namespaces separate neither locks nor file events, so two bots
+  anywhere on the host could signal each other through them. A build (:data:`BUILD_SYSCALLS`)
+  keeps them: cargo and go lock their caches in the build's own ``/tmp``;
 - ``socket`` for any family other than ``AF_UNIX`` (``EAFNOSUPPORT``): a bot has
   no network, not even the loopback of its namespace, where IP traffic would
   leave counters and connection states behind for the next table of a zygote
@@ -53,6 +58,7 @@ import os
 import platform
 
 __all__ = [
+    "BUILD_SYSCALLS",
     "DENIED_SOCKET_FAMILIES",
     "DENIED_SYSCALLS",
     "ZYGOTE_SYSCALLS",
@@ -142,6 +148,11 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "adjtimex",
     "sethostname",
     "setdomainname",
+    # a channel between sandboxes: locks and file events on the files they all see (/usr)
+    "flock",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
 )
 
 # clone() flags that would create namespaces (CLONE_NEWTIME shares its bit with
@@ -155,6 +166,10 @@ _CLONE_NAMESPACE_FLAGS: tuple[int, ...] = (
     0x20000000,  # CLONE_NEWPID
     0x40000000,  # CLONE_NEWNET
 )
+# fcntl() commands that lock a file, read another process's lock, take a lease or watch a
+# folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
+# F_GETLEASE, F_NOTIFY): refused with flock (see the module's docstring).
+_FCNTL_LOCKS: tuple[int, ...] = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 _TIOCSTI = 0x5412
 _TIOCLINUX = 0x541C
 
@@ -227,11 +242,18 @@ ZYGOTE_SYSCALLS: frozenset[str] = frozenset({"unshare", "setns", "mount"})
 """What a zygote's filter allows beyond a bot's: making each table's namespaces and mounts
 (judge/sdk/_tapis_zygote.py), before it loads the bot's filter on the table's process."""
 
+BUILD_SYSCALLS: frozenset[str] = frozenset(
+    {"flock", "fcntl", "inotify_init", "inotify_init1", "inotify_add_watch"}
+)
+"""What a build's filter allows beyond a bot's: file locks (``fcntl`` here means its lock
+commands) and file events, which compilers' caches use (judge/launchers/runtimes.py)."""
+
 
 @functools.cache
 def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
     """The BPF program (``struct sock_filter`` array) of the sandbox, for x86-64; the system
-    calls in ``allowed`` are left out of the deny list (only :data:`ZYGOTE_SYSCALLS`).
+    calls in ``allowed`` are left out of the deny list (only :data:`ZYGOTE_SYSCALLS` and
+    :data:`BUILD_SYSCALLS`).
 
     >>> program = filter_program()
     >>> len(program) % 8 == 0 and len(program) > 8
@@ -239,8 +261,9 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
     >>> len(filter_program(ZYGOTE_SYSCALLS)) < len(program)
     True
     """
-    if not allowed <= ZYGOTE_SYSCALLS:
-        raise SeccompError(f"only {sorted(ZYGOTE_SYSCALLS)} may be allowed, not {sorted(allowed)}")
+    if not allowed <= ZYGOTE_SYSCALLS | BUILD_SYSCALLS:
+        allowable = sorted(ZYGOTE_SYSCALLS | BUILD_SYSCALLS)
+        raise SeccompError(f"only {allowable} may be allowed, not {sorted(allowed)}")
     if platform.machine() != "x86_64":
         # The deny list and the 32-bit/x32 reasoning are written for x86-64.
         raise SeccompError(f"the seccomp filter supports x86_64 only, not {platform.machine()}")
@@ -271,6 +294,10 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
         # A memfd is a file the bot writes: only a sealed non-executable one (Linux 6.3+).
         rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_NOEXEC_SEAL, 0))
         rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_EXEC, _MFD_EXEC))
+        if "fcntl" not in allowed:
+            for command in _FCNTL_LOCKS:
+                # the command is an int: its upper 32 bits are ignored by the kernel
+                rule(eperm, "fcntl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, command))
         for request in (_TIOCSTI, _TIOCLINUX):
             rule(eperm, "ioctl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, request))
         no_family = _act_errno(errno.EAFNOSUPPORT)

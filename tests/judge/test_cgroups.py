@@ -265,7 +265,10 @@ def test_the_cgroups_of_processes_gone_are_swept(cgroup: CgroupParents) -> None:
             (parent / name).mkdir()
     try:
         removed = cgroups.sweep_stale_cgroups(cgroup)
-        assert sorted(removed) == sorted(parent / n for parent in parents for n in (stale, legacy))
+        # other processes gone (a worker killed by another test) may have left theirs too
+        ours = {parent / n for parent in parents for n in (stale, legacy)}
+        assert ours <= set(removed)
+        assert all(path.name not in (alive, elsewhere) for path in removed)
         assert all((parent / alive).is_dir() for parent in parents)
         assert all((parent / elsewhere).is_dir() for parent in parents)
     finally:

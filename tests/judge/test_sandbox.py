@@ -505,6 +505,7 @@ def call(nr, *args):
         os._exit(0)
     return ctypes.get_errno() if rc == -1 else "ALLOWED"
 NEWUSER, SIGCHLD = 0x10000000, 17
+SHARED = os.open("/usr/bin/true", os.O_RDONLY)
 results = {
     "ptrace": call(101, 0, 0, 0, 0),                    # PTRACE_TRACEME
     "process_vm_readv": call(310, os.getpid(), 0, 0, 0, 0, 0),
@@ -530,6 +531,16 @@ results = {
     "clone_newuser": call(56, NEWUSER | SIGCHLD, 0, 0, 0, 0),
     "clone3": call(435, 0, 0),
     "tiocsti": call(16, 0, 0x5412, 0),
+    # locks and file events on the files every sandbox shares (/usr): a channel between bots
+    "flock": call(73, SHARED, 2 | 4),                    # LOCK_EX | LOCK_NB
+    "fcntl_getlk": call(72, SHARED, 5, 0),
+    "fcntl_setlk": call(72, SHARED, 6, 0),
+    "fcntl_setlk_high_bits": call(72, SHARED, 0x100000006, 0),  # the kernel reads an int
+    "fcntl_ofd_setlk": call(72, SHARED, 37, 0),
+    "fcntl_notify": call(72, os.open("/usr/bin", os.O_RDONLY), 1026, 0x80000001),
+    "inotify_init": call(253),
+    "inotify_init1": call(294, 0),
+    "inotify_add_watch": call(254, -1, 0, 0),
 }
 print(json.dumps(results), flush=True)
 """
@@ -541,7 +552,7 @@ def test_dangerous_system_calls_are_refused(bot_root: Path) -> None:
     results = last_json(out)
     assert results.pop("clone3") == errno.ENOSYS  # so that the C library falls back to clone
     assert results == dict.fromkeys(results, errno.EPERM)
-    assert len(results) == 23
+    assert len(results) == 32
 
 
 def test_ordinary_system_calls_still_work(bot_root: Path) -> None:
@@ -557,12 +568,15 @@ def test_ordinary_system_calls_still_work(bot_root: Path) -> None:
         child = subprocess.run(["python3", "-S", "-c", "print(6 * 7)"], capture_output=True)
         fd = os.memfd_create("x", 8)  # MFD_NOEXEC_SEAL: a memfd that cannot execute
         os.write(fd, b"data")
-        print(json.dumps({"pair": b.recv(4).decode(), "child": child.stdout.decode().strip()}))
+        import fcntl
+        blocking = not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK  # fcntl but its locks
+        print(json.dumps({"pair": b.recv(4).decode(), "child": child.stdout.decode().strip(),
+                          "blocking": blocking}))
         """,
     )
     code, out, err = run(bot)
     assert code == 0, err
-    assert last_json(out) == {"pair": "ping", "child": "42"}
+    assert last_json(out) == {"pair": "ping", "child": "42", "blocking": True}
 
 
 def test_a_32_bit_int_0x80_system_call_kills_the_bot(bot_root: Path) -> None:

@@ -181,10 +181,6 @@ ATTACKS = [
 
 # What the attacks found that the sandbox lets through: each of these tests must fail.
 KNOWN_HOLES = {
-    "collude_lock": "two seats signal each other through a file both sandboxes see, the same "
-    "inode: flock() on a file of /usr (bound read-only into every sandbox, so between any two "
-    "bots of the host) or on their shared build at /bot, and inotify of a file of /usr that "
-    "the partner opens; the namespaces separate neither locks nor inotify",
     "proc_mem": "a bot reads the memory of its own child processes through /proc/PID/mem, a "
     "file that seccomp cannot refuse (ptrace and process_vm_readv are refused): same uid, "
     "dumpable, in its own pid namespace; nothing of another seat or of the host is reachable",
