@@ -18,6 +18,7 @@ from api import accounts
 from api.authentication import login_unlock
 from api.models import ApiToken
 from api.organisers import organiser_grant, organiser_revoke
+from tournaments.admin.base import ZONED_FORMFIELDS
 
 
 @admin.register(ApiToken)
@@ -76,6 +77,7 @@ admin.site.unregister(User)
 class UserAdmin(auth_admin.UserAdmin):
     form = UserChangeForm
     add_form = UserCreationForm
+    formfield_overrides = ZONED_FORMFIELDS  # "Time (UTC):" under last login and date joined
     actions = ["lift_login_lockout", "grant_organiser", "revoke_organiser"]
 
     @admin.action(description="Make the selected users organisers")

@@ -228,6 +228,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# Moments written by Django itself (the admin) say their zone: config/formats/.
+FORMAT_MODULE_PATH = ["config.formats"]
 
 # ---------------------------------------------------------------------------------------------
 # Static files (the admin's, and templates/static/ for the site and the replay viewer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib import admin
@@ -301,3 +302,23 @@ def test_no_admin_filters_searches_or_orders_by_a_secret_field() -> None:
                 model,
                 path,
             )
+
+
+# --- moments say their zone -----------------------------------------------------------------------
+
+
+def test_the_admin_writes_every_moment_in_utc_saying_so(staff: Client) -> None:
+    """Lists and forms write a moment as the pages do, the zone said (config/formats/), and a
+    date and time typed in say in which zone they are read."""
+    tournament = make_tournament(open_it=False)
+    moment = datetime(2026, 11, 24, 9, 27, 9, tzinfo=UTC)
+    Tournament.objects.filter(pk=tournament.pk).update(created_at=moment, started_at=moment)
+    listing = staff.get(_changelist(Tournament)).content.decode()
+    assert "2026-11-24 09:27:09 UTC" in listing
+    form = staff.get(_change(tournament)).content.decode()
+    assert "2026-11-24 09:27:09 UTC" in form  # started at, read-only
+    assert form.count("Time (UTC):") == 2  # the registration window
+    # The accounts' admin too (a user's last login and date joined).
+    user = get_user_model().objects.get(username="root")
+    account = staff.get(reverse("admin:auth_user_change", args=[user.pk])).content.decode()
+    assert account.count("Time (UTC):") == 2

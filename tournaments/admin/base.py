@@ -8,12 +8,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.db.models import QuerySet
 from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -89,8 +91,26 @@ def lookup_touches_secret(
     return False
 
 
+class ZonedSplitDateTime(AdminSplitDateTime):
+    """The admin's date and time inputs, saying in which zone the time is read: the site's
+    (UTC), as everything the admin shows (config/formats/) and the organisers' forms."""
+
+    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context(name, value, attrs)
+        context["time_label"] = f"Time ({timezone.get_current_timezone_name()}):"
+        return context
+
+
+# The admins' formfield_overrides: every date and time typed in says its zone.
+ZONED_FORMFIELDS: dict[type[models.Field[Any, Any]], dict[str, Any]] = {
+    models.DateTimeField: {"widget": ZonedSplitDateTime}
+}
+
+
 class HidingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """An admin that shows nothing secret before it may be shown (see the module)."""
+
+    formfield_overrides = ZONED_FORMFIELDS
 
     # Set for models whose rows are all secret (deals, faults): the path from the model to
     # its table; only rows whose table may be shown are listed, and their own fields are
@@ -192,4 +212,4 @@ def finished_at_shown(table: Table) -> str:
     """When ``table`` finished, if its results may be shown (:func:`results_shown`)."""
     if not results_shown(table):
         return HIDDEN if table.status == Table.Status.DONE else "-"
-    return f"{table.finished_at:%Y-%m-%d %H:%M:%S}" if table.finished_at else "-"
+    return formats.localize(timezone.localtime(table.finished_at)) if table.finished_at else "-"
