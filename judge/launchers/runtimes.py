@@ -70,6 +70,12 @@ RESERVED: Final[dict[str, int]] = {
     "go": 768 * 2**20,
     "java": 512 * 2**20,
 }
+# Threads a runtime starts by itself before the bot's first line, measured (a running example bot,
+# /proc/PID/task): the JVM 14 (its VM, compiler, collector and service threads: at the default
+# limit of 16 a Java bot could start one thread of its own), Node 7 (libuv's pool, V8's workers),
+# Go 4. Its bots may start this many more tasks than the limit (docs/sandbox.md, "Memory per
+# runtime"; tests/judge/test_runtimes.py starts 12 threads in a Java bot).
+RESERVED_TASKS: Final[dict[str, int]] = {"java": 16, "javascript": 8, "go": 8}
 DEFAULT_MEMORY: Final = SandboxLimits().memory_bytes
 GO_PROCESSORS: Final = "GOMAXPROCS=2"  # see Runtime.command
 
@@ -90,18 +96,25 @@ def heap_limit(runtime: str, memory_bytes: int) -> int:
 
 def run_limits(runtime: str, limits: SandboxLimits) -> SandboxLimits:
     """The limits a bot of ``runtime`` runs under: ``limits``, with room in its address space
-    for what the runtime reserves at start (:data:`RESERVED`); its memory limit (the cgroup's)
-    is unchanged.
+    for what the runtime reserves at start (:data:`RESERVED`) and in its task count for the
+    threads it starts by itself (:data:`RESERVED_TASKS`); its memory limit (the cgroup's) is
+    unchanged.
 
     >>> run_limits("javascript", SandboxLimits()).address_space_bytes // 2**20
     1280
+    >>> java = run_limits("java", SandboxLimits())
+    >>> java.address_space_bytes // 2**20, java.max_processes, java.memory_bytes // 2**20
+    (1024, 32, 512)
     >>> run_limits("c", SandboxLimits()) == SandboxLimits()
     True
     """
     reserved = RESERVED.get(runtime, 0)
-    if not reserved:
-        return limits
-    return dataclasses.replace(limits, address_space_bytes=limits.memory_bytes + reserved)
+    if reserved:
+        limits = dataclasses.replace(limits, address_space_bytes=limits.memory_bytes + reserved)
+    tasks = RESERVED_TASKS.get(runtime, 0)
+    if tasks:
+        limits = dataclasses.replace(limits, max_processes=limits.max_processes + tasks)
+    return limits
 
 
 class BuildError(ValueError):
@@ -147,7 +160,10 @@ class Runtime:
         if self.name == "java":
             classpath = f"{GSON_JAR}:{BOT_ROOT}"
             flags = (*JVM_FLAGS, f"-Xmx{heap}m")
-            return (_host_tool("java"), *flags, "-cp", classpath, java_class(entry))
+            # MALLOC_ARENA_MAX: glibc gives each new thread a malloc arena of 64 MiB of address
+            # space, and RLIMIT_AS would refuse the ninth thread of a Java bot
+            java = ("/usr/bin/env", "MALLOC_ARENA_MAX=2", _host_tool("java"))
+            return (*java, *flags, "-cp", classpath, java_class(entry))
         if self.name == "go":
             # GOMEMLIMIT: a soft limit, the collector works harder as it nears it.
             # GOMAXPROCS=2 (not the CPUs the bot may run on: one at a pinned table): with as

@@ -329,6 +329,58 @@ def test_a_go_bot_at_a_pinned_table_has_a_spare_processor(
     assert result.seats[0].name == "procs-2", result.seats[0].log
 
 
+JAVA_THREADS_BOT = """\
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.concurrent.CountDownLatch;
+
+public class Bot {
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        CountDownLatch end = new CountDownLatch(1);
+        int started = 0;
+        try {
+            for (; started < 12; started++) {
+                Thread worker = new Thread(() -> {
+                    try { end.await(); } catch (InterruptedException e) { }
+                });
+                worker.setDaemon(true);
+                worker.start();
+            }
+        } catch (Throwable e) {
+            System.err.println(e);
+        }
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.contains("\\"hello\\"")) {
+                String name = "threads-" + started;
+                System.out.println("{\\"type\\":\\"ready\\",\\"name\\":\\"" + name + "\\"}");
+                System.out.flush();
+                return;
+            }
+        }
+    }
+}
+"""
+
+
+def test_a_java_bot_may_start_threads_beside_the_jvms(bwrap_works: None, tmp_path: Path) -> None:
+    """The JVM starts 14 threads of its own: the task limit leaves a Java bot room for its own
+    (runtimes.RESERVED_TASKS), 12 here at the default limit of 16."""
+    tmp_path.chmod(0o755)
+    source = tmp_path / "Bot.java"
+    source.write_text(JAVA_THREADS_BOT)
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(source), *["builtin:random"] * 3],
+        deals=1,
+        seed=1,
+        sandbox="bwrap",
+    )
+    assert result.seats[0].name == "threads-12", result.seats[0].log
+
+
 def test_other_runtimes_run_within_their_memory_limit_alone() -> None:
     from judge.sandbox.limits import SandboxLimits
 

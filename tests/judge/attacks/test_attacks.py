@@ -73,14 +73,6 @@ LIMITS = Limits(
     closing=0.5,
     resources=SandboxLimits(cpu_seconds=20, memory_bytes=256 * 2**20, tmp_bytes=4 * 2**20),
 )
-# The JVM runs about 15 threads of its own: at the default 16 tasks it could start no process
-# and no thread, and each process attack would be refused by the task limit before it reached
-# what it tests (noexec, the pid namespace). Its tables allow 48 tasks (docs/sandbox.md).
-JAVA_LIMITS = dataclasses.replace(
-    LIMITS,
-    resources=dataclasses.replace(LIMITS.resources, max_processes=48),  # type: ignore[arg-type]
-)
-
 VICTIM_BOT = """\
 # VICTIM-SECRET {secret}: another author's code, which no other bot may read.
 from tapis_bot import Bot, run
@@ -662,7 +654,7 @@ def play_attack(
     monkeypatch.setenv("TAPIS_BUILD_CACHE", str(arena / "builds"))
     with Outside(arena) as outside:
         bots = seat_bots(attack, arena, outside.params(attack.name), runtime, worker_cache)
-        result = table(bots, arena / "work", JAVA_LIMITS if runtime == "java" else LIMITS)
+        result = table(bots, arena / "work", LIMITS)
         with pytest.raises(BlockingIOError):
             outside.listener.accept()
 
