@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from tests.pages.conftest import SiteWorld, axe_violations
 from tests.pages.test_pages_client import routes
-from tournaments.models import Deal, Table
+from tournaments.models import Bot, Deal, Rating, Table
 
 pytestmark = pytest.mark.slow
 
@@ -60,4 +60,26 @@ def test_every_page_fits_a_phone(
         assert _overflow(page) == 0, url
         assert not _wide_captions(page), url
         assert not axe_violations(page), url
+    assert not console_errors
+
+
+def test_a_caption_over_a_table_wider_than_the_screen_stays_on_it(
+    site_world: SiteWorld, page: Any, console_errors: list[str]
+) -> None:
+    """A leaderboard of the home page made wider than the phone by a bot's name in one long
+    word scrolls in its box; its caption (the game and family: "Hearts family (Dame de pique,
+    les cœurs), whisthub: the top 4 (full ranking)") wraps within the screen, not along the
+    table."""
+    rating = Rating.objects.order_by("pk").first()
+    assert rating is not None
+    Bot.objects.filter(pk=rating.bot_id).update(name="Abotwhosenameneverbreaksonaphone")
+    page.set_viewport_size(PHONE)
+    page.goto("/")
+    widths = page.evaluate(
+        """() => [...document.querySelectorAll("#leaderboards-title ~ .table-wrap")]
+            .map(box => box.scrollWidth - box.clientWidth)"""
+    )
+    assert max(widths) > 0  # a table wider than its box, which scrolls
+    assert _overflow(page) == 0
+    assert not _wide_captions(page)
     assert not console_errors
