@@ -11,6 +11,7 @@ from tournaments.pages import accounts, authoring, matches, organising, practice
 app_name = "tournaments"
 
 urlpatterns: list[URLPattern | URLResolver] = [
+    path("favicon.ico", views.favicon, name="favicon"),
     path("tournaments/", views.tournament_list, name="tournament-list"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament-detail"),
     path("tournaments/<int:pk>/live/", views.tournament_live, name="tournament-live"),

@@ -322,3 +322,16 @@ def test_the_admin_writes_every_moment_in_utc_saying_so(staff: Client) -> None:
     user = get_user_model().objects.get(username="root")
     account = staff.get(reverse("admin:auth_user_change", args=[user.pk])).content.decode()
     assert account.count("Time (UTC):") == 2
+
+
+def test_the_admin_names_the_site_and_finds_its_icon(staff: Client) -> None:
+    """Its pages say Tapis, not Django, and name no icon: the browser's /favicon.ico is the
+    site's icon, not a 404 (an error in the console of every admin page)."""
+    index = staff.get(reverse("admin:index")).content.decode()
+    assert "<title>Tournaments, bots and accounts | Tapis admin</title>" in index
+    assert "Tapis administration" in index
+    assert "Django" not in index
+    icon = staff.get("/favicon.ico", follow=True)
+    assert icon.redirect_chain[0][0].endswith("favicon.svg")
+    assert icon.status_code == 200
+    assert b"<svg" in b"".join(icon.streaming_content)

@@ -12,6 +12,13 @@ no per request would reveal it bit by bit), and a row shows it only once
 be shown, not before.
 """
 
+from django.contrib import admin
+
 from tournaments.admin import bots, ratings, tables, tournaments
+
+# The admin's pages name the site, not the framework ("Django administration").
+admin.site.site_header = "Tapis administration"
+admin.site.site_title = "Tapis admin"
+admin.site.index_title = "Tournaments, bots and accounts"
 
 __all__ = ["bots", "ratings", "tables", "tournaments"]

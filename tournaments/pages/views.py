@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django_htmx.http import HttpResponseStopPolling
@@ -56,6 +57,13 @@ DOCS = {
 def home(request: HttpRequest) -> HttpResponse:
     page = page_selectors.home_page(user=request.user)
     return render(request, "pages/home.html", {"page": page, "nav_section": "home"})
+
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for on the pages that name no icon (the admin,
+    Swagger UI): the site's icon (a 404 there was an error in every admin page's console)."""
+    return HttpResponseRedirect(static("favicon.svg"))
 
 
 @require_safe
