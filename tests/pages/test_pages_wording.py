@@ -230,3 +230,21 @@ def test_a_seat_log_is_titled_and_placed_as_its_table(
     assert ">Home</a>" in crumbs  # as the table's page: Home, Tournaments, the cup, the table
     assert ">Finished cup</a>" in crumbs
     assert f">{where}</a>" in crumbs
+
+
+def test_a_game_and_its_preset_are_written_without_nested_brackets(
+    site_world: SiteWorld, client: Client
+) -> None:
+    """A Hearts tournament's game is "Hearts family (Dame de pique, les cœurs)": its preset
+    follows as "…, preset whisthub" as on the tournament's page, not in brackets of its own
+    ("les cœurs) (whisthub)"), on the cards of the home page and the list, a table's page and
+    a bot's title."""
+    from tests.pages.test_pages_client import routes
+
+    for url in routes(site_world):
+        if url.startswith("/docs/"):
+            continue
+        text = re.sub(r"<[^>]+>", "", client.get(url).content.decode())
+        text = re.sub(r"\s+", " ", text)
+        assert ") (" not in text, (url, text[text.find(") (") - 60 : text.find(") (") + 20])
+        assert "))" not in text, (url, text[text.find("))") - 60 : text.find("))") + 10])
