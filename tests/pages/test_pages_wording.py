@@ -119,6 +119,28 @@ def test_a_validation_report_gives_decision_times_in_milliseconds() -> None:
     assert "mean 0.2 ms, 99th percentile 2.1 ms" in html
 
 
+def test_a_validation_report_names_its_table_as_the_pages_do() -> None:
+    version = BotVersion(
+        status=BotVersion.Status.READY,
+        report={
+            "ok": True,
+            "reason": "played 28 decisions cleanly",
+            "game": "hearts",
+            "preset": "whisthub",
+            "opponents": "builtin:random",
+            "deals": 2,
+            "seed": 7,
+        },
+    )
+    html = render_to_string("members/includes/version_status.html", {"version": version})
+    # Not "hearts/whisthub, 2 deals against builtin:random": the game's title, the built-in
+    # bot as the Try it form names it.
+    assert (
+        "Hearts family (Dame de pique, les cœurs), preset whisthub: 2 deals against the built-in"
+        " random bot in every other seat (seed 7)"
+    ) in html
+
+
 def test_a_page_a_member_may_not_open_is_not_said_hidden_for_now(client: Client) -> None:
     bot = BotFactory.create(name="Not an organiser's bot")
     client.force_login(bot.owner)
