@@ -270,3 +270,18 @@ def test_a_game_and_its_preset_are_written_without_nested_brackets(
         text = re.sub(r"\s+", " ", text)
         assert ") (" not in text, (url, text[text.find(") (") - 60 : text.find(") (") + 20])
         assert "))" not in text, (url, text[text.find("))") - 60 : text.find("))") + 10])
+
+
+def test_the_score_against_the_average_carries_its_sign(
+    site_world: SiteWorld, client: Client
+) -> None:
+    """The standings' "Against average" (positive is better) is written as the per-deal figures
+    beside it: "+16", "\u221238" with a true minus, "0"; it said "16" and "-38"."""
+    url = reverse("tournaments:tournament-detail", args=[site_world.finished.pk])
+    html = client.get(url).content.decode()
+    body = html.split('id="standings"')[1].split("<tbody>")[1].split("</tbody>")[0]
+    rows = re.findall(r"<tr[ >].*?</tr>", body, re.S)
+    assert len(rows) == 4
+    against = [re.findall(r'<td class="num">([^<]*)</td>', row)[2] for row in rows]
+    assert all(re.fullmatch(r"0|[+\u2212]\d+(\.\d)?", figure) for figure in against), against
+    assert any(figure != "0" for figure in against)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from decimal import Decimal
+from fractions import Fraction
 from functools import cache
 
 from django import template
@@ -174,6 +176,22 @@ def milliseconds(seconds: object) -> str:
     if not isinstance(seconds, int | float):
         return NOTHING
     return f"{seconds * 1000:,.1f} ms"
+
+
+@register.filter
+def plus_minus(value: object) -> str:
+    """A score against an average with its sign, as the standings' other figures ("+16",
+    "\u221238" with a true minus, "+2.5", "0"): the column said "16" and "-38".
+
+    >>> plus_minus(16.0), plus_minus(-38), plus_minus(Fraction(5, 2)), plus_minus(-0.01)
+    ('+16', '\u221238', '+2.5', '0')
+    >>> plus_minus(None) == NOTHING
+    True
+    """
+    if not isinstance(value, int | float | Fraction | Decimal):  # the standings' are Fractions
+        return NOTHING
+    text = signed(float(value), 1)
+    return "0" if text == "0.0" else text.removesuffix(".0")
 
 
 @register.filter
