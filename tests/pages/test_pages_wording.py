@@ -285,3 +285,14 @@ def test_the_score_against_the_average_carries_its_sign(
     against = [re.findall(r'<td class="num">([^<]*)</td>', row)[2] for row in rows]
     assert all(re.fullmatch(r"0|[+\u2212]\d+(\.\d)?", figure) for figure in against), against
     assert any(figure != "0" for figure in against)
+
+
+def test_a_rounds_lead_says_its_status_as_a_tables_does(
+    site_world: SiteWorld, client: Client
+) -> None:
+    """The lead says "… · round 1 of 2 · done", as a table's page ends its own ("· 2 deals ·
+    done"), not "· (done)" in brackets after a separator."""
+    url = reverse("tournaments:round-detail", args=[site_world.finished.pk, 1])
+    lead = client.get(url).content.decode().split('<p class="lead">')[1].split("</p>")[0]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", lead)).strip()
+    assert text == f"{site_world.finished.name} · round 1 of 2 · done"
