@@ -187,7 +187,15 @@ def test_nothing_of_a_duplicate_round_in_play_shows_in_the_admin(staff: Client) 
     inlines = {type(f.opts).__name__: f for f in table_page.context["inline_admin_formsets"]}
     assert set(inlines) == {"SeatInline"}
     seat_fields = [field["name"] for field in inlines["SeatInline"].fields()]
-    assert not set(seat_fields) & {"score", "place", "points", "faults", "decisions", "mean_time"}
+    assert not set(seat_fields) & {
+        "score",
+        "place",
+        "points",
+        "faults",
+        "decisions",
+        "mean_time",
+        "mean_time_ms",
+    }
     pages = [
         table_page.content.decode(),
         shown(_change(seat)),
@@ -335,3 +343,15 @@ def test_the_admin_names_the_site_and_finds_its_icon(staff: Client) -> None:
     assert icon.redirect_chain[0][0].endswith("favicon.svg")
     assert icon.status_code == 200
     assert b"<svg" in b"".join(icon.streaming_content)
+
+
+def test_a_seats_mean_time_is_in_milliseconds_once_shown(staff: Client) -> None:
+    tournament, (table, _) = _running()
+    Seat.objects.filter(table=table).update(mean_time=0.0000009932856853213577)
+    hidden = staff.get(_change(table)).content.decode()
+    assert "mean time" not in hidden.lower()  # still played: no result shown
+    services.tournament_run_here(tournament=tournament)
+    Seat.objects.filter(table=table).update(mean_time=0.0123456789)
+    shown = staff.get(_change(table)).content.decode()
+    assert "12.3 ms" in shown
+    assert "0.0123456789" not in shown

@@ -167,6 +167,9 @@ class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
     can_delete = False
     show_change_link = True
     all_secret = False
+    # The inline's display methods that show a secret field, by the field they show: left
+    # out with it.
+    secret_displays: Mapping[str, str] = {}
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -179,6 +182,7 @@ class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
         if obj is None or not visibility.hidden_fields(user=request.user, obj=obj):
             return fields
         secret = visibility.SECRET_FIELDS.get(self.model, frozenset())
+        secret |= {name for name, field in self.secret_displays.items() if field in secret}
         return [name for name in fields if name not in secret]
 
 

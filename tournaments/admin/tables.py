@@ -45,7 +45,7 @@ _SEAT_INLINE_FIELDS = (
     "faults",
     "replaced",
     "decisions",
-    "mean_time",
+    "mean_time_ms",
 )
 
 
@@ -54,6 +54,13 @@ class SeatInline(ReadOnlyInline):
     fields = _SEAT_INLINE_FIELDS
     readonly_fields = _SEAT_INLINE_FIELDS
     show_change_link = False
+    secret_displays = {"mean_time_ms": "mean_time"}
+
+    @admin.display(description="mean time")
+    def mean_time_ms(self, obj: Seat) -> str:
+        """In milliseconds as the pages give it, not a float of seconds to 20 digits (which
+        made the inline wider than the page)."""
+        return "-" if obj.mean_time is None else f"{obj.mean_time * 1000:,.1f} ms"
 
 
 _DEAL_INLINE_FIELDS = (
