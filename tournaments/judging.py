@@ -4,8 +4,10 @@ cache, filled from the database)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import threading
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -43,9 +45,18 @@ def bot_version_path(*, version: BotVersion) -> Path:
     if hashlib.sha256(data).hexdigest() != version.sha256:
         raise RuntimeError(f"{version}: the stored upload does not match its SHA-256")
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / f".{path.name}.{threading.get_ident()}"
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    # A name of its own (O_EXCL): the pool processes of a worker, forked from one parent, may
+    # share a thread ident, and two of them may fetch the same version at once.
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path
 
 

@@ -126,3 +126,28 @@ def test_a_stored_build_of_another_toolchain_is_rebuilt_by_the_worker(
     for build in (tmp_path / "builds").iterdir():
         runtimes.remove_tree(build)
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.mark.django_db
+def test_a_version_fetched_at_once_by_two_pool_processes_is_written_whole(
+    settings: Any, tmp_path: Path
+) -> None:
+    """A worker's pool processes are forked from one parent and may share a thread ident: one
+    of them fetching a version must never take the other's half-written file for its own (it
+    did: the other then failed its table with FileNotFoundError)."""
+    import threading
+
+    settings.TAPIS_BOT_CACHE_DIR = str(tmp_path)
+    version = file_version(BotFactory.create(owner=UserFactory.create()), "first_legal")
+    directory = tmp_path / version.sha256
+    directory.mkdir()
+    name = version.filename or "bot.py"
+    sibling = directory / f".{name}.{threading.get_ident()}"  # the other process's, in flight
+    sibling.write_bytes(b"half of it")
+
+    path = judging.bot_version_path(version=version)
+
+    assert path.read_bytes() == bytes(version.content)
+    assert sibling.read_bytes() == b"half of it"  # still the other process's to finish
+    assert oct(path.stat().st_mode & 0o777) == oct(0o644)  # the sandbox's uid reads it
+    assert sorted(p.name for p in directory.iterdir()) == sorted([name, sibling.name])
