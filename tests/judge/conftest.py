@@ -6,8 +6,9 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,6 +57,15 @@ def bwrap_works() -> None:
     )
     if probe.returncode != 0:
         pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+
+
+@pytest.fixture
+def bot_root() -> Iterator[Path]:
+    """A directory for bots that the sandbox uid can reach (pytest's tmp_path is 700)."""
+    root = Path(tempfile.mkdtemp(prefix="tapis-sandbox-test-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root)
 
 
 def write_package(directory: Path, source: str, entry: str = "main.py") -> Path:

@@ -15,12 +15,14 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge import run_table
 from judge.launchers import runtimes
 from judge.launchers.package import PackageError, prepare
+from judge.results import SeatResult
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
@@ -281,6 +283,23 @@ def test_a_managed_runtime_gets_address_space_but_the_same_memory_limit(
     assert heap[runtime] in command
 
 
+def first_seat(source: Path, text: bytes, **table: Any) -> SeatResult:
+    """The seat of ``text`` (saved as ``source``) at a one-deal Hearts table of the sandbox,
+    the other three seats built-in random bots."""
+    source.parent.chmod(0o755)
+    source.write_bytes(text)
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[str(source), *["builtin:random"] * 3],
+        deals=1,
+        seed=1,
+        sandbox="bwrap",
+        **table,
+    )
+    return result.seats[0]
+
+
 GO_PROCESSORS_BOT = b"""\
 package main
 
@@ -314,19 +333,8 @@ def test_a_go_bot_at_a_pinned_table_has_a_spare_processor(
 ) -> None:
     """Go's scheduler with one processor (a table pinned to one CPU) hands it off at every read
     of stdin and polls every 20 us: the judge gives Go bots two."""
-    tmp_path.chmod(0o755)
-    source = tmp_path / "main.go"
-    source.write_bytes(GO_PROCESSORS_BOT)
-    result = run_table(
-        game="hearts",
-        preset="whisthub",
-        bots=[str(source), *["builtin:random"] * 3],
-        deals=1,
-        seed=1,
-        sandbox="bwrap",
-        cpu="auto",
-    )
-    assert result.seats[0].name == "procs-2", result.seats[0].log
+    seat = first_seat(tmp_path / "main.go", GO_PROCESSORS_BOT, cpu="auto")
+    assert seat.name == "procs-2", seat.log
 
 
 JAVA_THREADS_BOT = """\
@@ -367,18 +375,8 @@ public class Bot {
 def test_a_java_bot_may_start_threads_beside_the_jvms(bwrap_works: None, tmp_path: Path) -> None:
     """The JVM starts 14 threads of its own: the task limit leaves a Java bot room for its own
     (runtimes.RESERVED_TASKS), 12 here at the default limit of 16."""
-    tmp_path.chmod(0o755)
-    source = tmp_path / "Bot.java"
-    source.write_text(JAVA_THREADS_BOT)
-    result = run_table(
-        game="hearts",
-        preset="whisthub",
-        bots=[str(source), *["builtin:random"] * 3],
-        deals=1,
-        seed=1,
-        sandbox="bwrap",
-    )
-    assert result.seats[0].name == "threads-12", result.seats[0].log
+    seat = first_seat(tmp_path / "Bot.java", JAVA_THREADS_BOT.encode())
+    assert seat.name == "threads-12", seat.log
 
 
 def test_other_runtimes_run_within_their_memory_limit_alone() -> None:

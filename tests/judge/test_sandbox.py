@@ -21,7 +21,6 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -132,15 +131,6 @@ def read_line(proc: BotProcess, timeout: float = 20.0) -> bytes:
 @pytest.fixture(scope="module", autouse=True)
 def _bwrap_works(bwrap_works: None) -> None:
     """Every test here needs a working sandbox (tests/judge/conftest.py)."""
-
-
-@pytest.fixture
-def bot_root() -> Iterator[Path]:
-    """A directory for bots that the sandbox uid can reach (pytest's tmp_path is 700)."""
-    root = Path(tempfile.mkdtemp(prefix="tapis-sandbox-test-"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root)
 
 
 # ----------------------------------------------------------------------------- basics

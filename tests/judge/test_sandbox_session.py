@@ -8,12 +8,9 @@ import json
 import os
 import pty
 import select
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,14 +57,6 @@ if tty is not None:
     os.write(tty, b"JUDGE DONE\\n")
 print(json.dumps({{"judge": "alive", "status": status, "out": out.decode()}}), flush=True)
 """
-
-
-@pytest.fixture
-def bot_root() -> Iterator[Path]:
-    root = Path(tempfile.mkdtemp(prefix="tapis-session-test-"))
-    root.chmod(0o755)
-    yield root
-    shutil.rmtree(root)
 
 
 def own_autogroup() -> str:
