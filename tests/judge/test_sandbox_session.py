@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """\
 import fcntl, json, os, termios
 
-found = {"autogroup": open("/proc/self/autogroup").read().split()[0]}
 st = os.stat("/dev/tty")
+found = {}
 found["tty"] = [os.major(st.st_rdev), os.minor(st.st_rdev)]
 fd = os.open("/dev/tty", os.O_RDWR)
 found["written"] = os.write(fd, b"PWNED by the bot\\n")
@@ -59,8 +59,15 @@ print(json.dumps({{"judge": "alive", "status": status, "out": out.decode()}}), f
 """
 
 
+# A process's autogroup ("/autogroup-85 nice 0"), or "" for one in the default group: a process
+# whose session began before autogroups (one started by init without a session of its own, as
+# in CI), or in a cgroup of its own. Equal in the judge and its bot either way; the session
+# itself is checked beside it.
+AUTOGROUP = "(open('/proc/self/autogroup').read().split() or [''])[0]"
+
+
 def own_autogroup() -> str:
-    return Path("/proc/self/autogroup").read_text().split()[0]
+    return (Path("/proc/self/autogroup").read_text().split() or [""])[0]
 
 
 def test_a_bot_is_in_the_judges_autogroup_and_a_process_group_of_its_own(
@@ -68,18 +75,18 @@ def test_a_bot_is_in_the_judges_autogroup_and_a_process_group_of_its_own(
 ) -> None:
     bot = make_bot(
         bot_root,
-        "import os, sys\nprint(open('/proc/self/autogroup').read().split()[0], os.getpgrp())\n"
+        f"import json, os, sys\nprint(json.dumps([{AUTOGROUP}, os.getpgrp()]))\n"
         "sys.stdout.flush()\nsys.stdin.read()\n",
     )
     with spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot) as proc:
         assert proc.sandbox_pid is not None
-        reported, pgrp = proc.stdout.readline().decode().split()
+        reported, pgrp = json.loads(proc.stdout.readline())
         assert os.getsid(proc.sandbox_pid) == os.getsid(0)
         assert os.getpgid(proc.sandbox_pid) != os.getpgrp()
         status, _, err = drain(proc)
     assert status == 0, err
     assert reported == own_autogroup()
-    assert pgrp == "1"  # the starter's group, in the namespace: not bubblewrap's (0: outside it)
+    assert pgrp == 1  # the starter's group, in the namespace: not bubblewrap's (0: outside it)
 
 
 def test_a_bot_forked_from_a_zygote_is_in_the_judges_autogroup(tmp_path: Path) -> None:
@@ -87,17 +94,18 @@ def test_a_bot_forked_from_a_zygote_is_in_the_judges_autogroup(tmp_path: Path) -
 
     bot = write_bot(
         tmp_path,
-        "import os\nfrom tapis_bot import Bot, run\n\n"
+        "import json, os\nfrom tapis_bot import Bot, run\n\n"
         "class G(Bot):\n    name = 'g'\n"
         "    def on_hello(self, message):\n"
-        "        self.log(open('/proc/self/autogroup').read().split()[0], os.getpgrp())\n"
+        f"        self.log(json.dumps([{AUTOGROUP}, os.getpgrp(), os.getsid(0)]))\n"
         "    def act(self, o, legal):\n        return legal[0]\n\nrun(G())\n",
     )
     result = table([bot, "builtin:lowest", "builtin:lowest", "builtin:lowest"])
     assert not result.faults, result.faults
-    group, pgrp = result.seats[0].log.split()[:2]
+    group, pgrp, sid = json.loads(result.seats[0].log.splitlines()[0])
     assert group == own_autogroup()
-    assert pgrp == "1"  # its own group (pid 1 of its namespace), not the zygote's
+    assert pgrp == 1  # its own group (pid 1 of its namespace), not the zygote's
+    assert sid == 0  # a session begun outside its namespace: the judge's, not one of its own
 
 
 def test_the_judges_terminal_is_out_of_reach(bot_root: Path) -> None:
