@@ -160,10 +160,13 @@ class Runtime:
         if self.name == "java":
             classpath = f"{GSON_JAR}:{BOT_ROOT}"
             flags = (*JVM_FLAGS, f"-Xmx{heap}m")
+            # The protocol on descriptor 3, the JVM's descriptor 1 on the log: JAVA_LAUNCHER.
             # MALLOC_ARENA_MAX: glibc gives each new thread a malloc arena of 64 MiB of address
-            # space, and RLIMIT_AS would refuse the ninth thread of a Java bot
-            java = ("/usr/bin/env", "MALLOC_ARENA_MAX=2", _host_tool("java"))
-            return (*java, *flags, "-cp", classpath, java_class(entry))
+            # space, and RLIMIT_AS would refuse the ninth thread of a Java bot.
+            shell = 'export MALLOC_ARENA_MAX=2; exec "$0" "$@" 3>&1 1>&2'
+            java = ("/bin/sh", "-c", shell, _host_tool("java"))
+            launcher = ("-cp", classpath, JAVA_LAUNCHER_CLASS, java_class(entry))
+            return (*java, *flags, *launcher)
         if self.name == "go":
             # GOMEMLIMIT: a soft limit, the collector works harder as it nears it.
             # GOMAXPROCS=2 (not the CPUs the bot may run on: one at a pinned table): with as
@@ -183,7 +186,11 @@ JVM_FLAGS: Final = (
     # default, into the protocol: to stderr, the bot's log, instead.
     "-Xlog:disable",
     "-Xlog:all=warning:stderr",
-    "-XX:+DisplayVMOutputToStderr",  # a fatal error's report too (it is not JSON)
+    "-XX:+DisplayVMOutputToStderr",
+    # A fatal error's report (hs_err) to stderr, the bot's log, not a file in /tmp that goes with
+    # the table; its first lines go to descriptor 1 whatever the flags (JAVA_LAUNCHER).
+    "-XX:+ErrorFileToStderr",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",  # for JAVA_LAUNCHER's descriptor 3
     "-XX:-UsePerfData",  # no /tmp/hsperfdata file, which the JVM would lock (seccomp.py)
     "-XX:+UseSerialGC",
     "-Xss1m",
@@ -193,6 +200,14 @@ JVM_FLAGS: Final = (
     "-XX:TieredStopAtLevel=1",
     "-Xshare:auto",
 )
+
+# Every Java build holds the class tapis.Launcher (its source beside this module), the entry
+# point the JVM is started with: it points System.out at descriptor 3, the protocol, and runs the
+# bot's main class. The JVM's own descriptor 1 is the bot's log, so that the first lines of a
+# fatal error's report, which JDK 17 writes there whatever its flags, never reach the protocol.
+JAVA_LAUNCHER: Final = Path(__file__).with_name("Launcher.java").read_text()
+JAVA_LAUNCHER_CLASS: Final = "tapis.Launcher"
+JAVA_LAUNCHER_DIGEST: Final = hashlib.sha256(JAVA_LAUNCHER.encode()).hexdigest()[:12]
 
 RUNTIMES: Final[dict[str, Runtime]] = {
     runtime.name: runtime
@@ -268,6 +283,8 @@ def _toolchain(runtime: str, stamps: tuple[tuple[str, int, int], ...]) -> str:
     if runtime == "rust":
         crate = sorted(p.name for p in Path(CARGO_REGISTRY).glob("serde_json-*"))
         lines.append(", ".join(crate) or "serde_json: missing")
+    if runtime == "java":  # built into every Java build: another launcher, another build
+        lines.append(f"{JAVA_LAUNCHER_CLASS} {JAVA_LAUNCHER_DIGEST}")
     return "; ".join(lines)
 
 
@@ -314,10 +331,13 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
             f"{_host_tool('go')} build -p 2 -o ../out/bot {target}"
         )
     elif runtime == "java":
+        launcher = "/tmp/b/launcher/tapis/Launcher.java"
         compile_ = (
+            f"mkdir -p {os.path.dirname(launcher)}; "
+            f"cat > {launcher} <<'TAPIS_LAUNCHER_END'\n{JAVA_LAUNCHER}TAPIS_LAUNCHER_END\n"
             f"{_host_tool('javac')} -J-XX:+UseSerialGC -J-Xmx512m -J-XX:ReservedCodeCacheSize=64m "
             "-J-XX:CompressedClassSpaceSize=64m -J-XX:TieredStopAtLevel=1 -encoding UTF-8 "
-            f"-proc:none -cp {GSON_JAR} -d ../out {files}"
+            f"-proc:none -cp {GSON_JAR} -d ../out {files} {launcher}"
         )
     elif runtime == "rust":
         # A single .rs file gets a Cargo.toml with serde_json; cargo works offline from

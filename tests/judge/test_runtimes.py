@@ -286,6 +286,7 @@ def test_a_managed_runtime_gets_address_space_but_the_same_memory_limit(
 def first_seat(source: Path, text: bytes, **table: Any) -> SeatResult:
     """The seat of ``text`` (saved as ``source``) at a one-deal Hearts table of the sandbox,
     the other three seats built-in random bots."""
+    source.parent.mkdir(parents=True, exist_ok=True)
     source.parent.chmod(0o755)
     source.write_bytes(text)
     result = run_table(
@@ -406,3 +407,57 @@ def test_a_toolchain_upgraded_in_place_is_a_new_toolchain(
     gcc.write_text('#!/bin/sh\necho "gcc (Debian 12.3.0-1) 12.3.0"\n')
     assert runtimes.toolchain("c") == "gcc (Debian 12.3.0-1) 12.3.0"
     assert runtimes._cache_key("c", "0" * 64) != key
+
+
+JAVA_FATAL_BOT = """\
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.reflect.Field;
+
+public class Bot {
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.contains("\\"hello\\"")) {
+                System.out.println("{\\"type\\":\\"ready\\",\\"name\\":\\"fatal\\"}");
+                System.out.flush();
+            } else if (line.contains("\\"act\\"")) {
+                Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                field.setAccessible(true);
+                ((sun.misc.Unsafe) field.get(null)).putAddress(0, 42);  // SIGSEGV in the JVM
+            }
+        }
+    }
+}
+"""
+
+
+def test_a_jvms_fatal_error_goes_to_the_bots_log_not_into_the_protocol(
+    bwrap_works: None, tmp_path: Path
+) -> None:
+    """A JVM that crashes (here a bot writing to address 0 through Unsafe) writes its fatal
+    error's report to a file by default (in /tmp, which goes with the table), and its first
+    lines to descriptor 1 whatever its flags: the judge's launcher keeps descriptor 1 off the
+    protocol, the report is in the bot's log, where its author reads it, and the seat's one
+    fault is the crash (not a malformed line, nor a report cut by the replacement)."""
+    seat = first_seat(tmp_path / "Bot.java", JAVA_FATAL_BOT.encode())
+    assert "A fatal error has been detected by the Java Runtime Environment" in seat.log
+    assert "Problematic frame" in seat.log
+    assert "Bot.main" in seat.log, seat.log[:3000]
+    assert [fault.kind for fault in seat.faults] == ["crash"], seat.faults
+    assert seat.replaced
+
+
+def test_the_java_launcher_runs_a_main_class_that_is_not_public(
+    bwrap_works: None, tmp_path: Path
+) -> None:
+    """As the java command does: the judge's launcher (tapis.Launcher) finds main in a class
+    without the public modifier, and says plainly when there is no main to run."""
+    package_private = JAVA_THREADS_BOT.replace("public class Bot", "class Bot")
+    seat = first_seat(tmp_path / "a" / "Bot.java", package_private.encode())
+    assert seat.name == "threads-12", seat.log
+    seat = first_seat(tmp_path / "b" / "Bot.java", b"class Bot { static void go() {} }\n")
+    assert seat.name is None
+    assert "no class Bot with a method public static void main(String[] args)" in seat.log
+    assert [fault.kind for fault in seat.faults] == ["crash"]
