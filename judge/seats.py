@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import select
+import signal
 import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -244,10 +245,8 @@ class ProcessSeat:
             status = self.process.poll()
         if status is None:
             what = "closed its stdout" if self.out_closed else "closed its stdin"
-        elif status < 0:
-            what = f"was killed by signal {-status}"
         else:
-            what = f"exited with status {status}"
+            what = ended(status)
         reason = self.process.exit_reason()  # e.g. killed at its memory limit
         return ProtocolFault(
             FaultKind.CRASH, f"the bot {what}: {reason}" if reason else f"the bot {what}"
@@ -416,6 +415,34 @@ class ProcessSeat:
         if self._log_dropped:
             text += LOG_CUT_NOTE.format(cap=self._log_cap, dropped=self._log_dropped)
         return text
+
+
+def ended(status: int) -> str:
+    """How a bot's process ended, from its exit status: negative for a signal (Python's
+    subprocess), 128 + N when bubblewrap's bot was killed by signal N.
+
+    A sandboxed bot is pid 1 of its namespace, which the kernel spares the signals it sends
+    itself: ``abort()`` (a failed assert, an uncaught C++ exception) then ends in SIGSEGV.
+
+    >>> ended(3)
+    'exited with status 3'
+    >>> ended(-9)
+    'was killed by signal 9 (SIGKILL)'
+    >>> ended(139)
+    'exited with status 139: killed by signal 11 (SIGSEGV)'
+    """
+    if status < 0:
+        return f"was killed by {_signal(-status)}"
+    if 128 < status <= 128 + signal.SIGRTMAX:
+        return f"exited with status {status}: killed by {_signal(status - 128)}"
+    return f"exited with status {status}"
+
+
+def _signal(number: int) -> str:
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def decision_times_summary(times: Sequence[float]) -> tuple[float, float]:

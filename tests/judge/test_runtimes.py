@@ -461,3 +461,28 @@ def test_the_java_launcher_runs_a_main_class_that_is_not_public(
     assert seat.name is None
     assert "no class Bot with a method public static void main(String[] args)" in seat.log
     assert [fault.kind for fault in seat.faults] == ["crash"]
+
+
+C_ABORT_BOT = b"""\
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(void) {
+    char line[1 << 16];
+    if (!fgets(line, sizeof line, stdin)) return 1;
+    puts("{\\"type\\":\\"ready\\",\\"name\\":\\"abort\\"}");
+    fflush(stdout);
+    if (fgets(line, sizeof line, stdin)) abort(); /* a failed assert ends so */
+    return 0;
+}
+"""
+
+
+def test_a_bot_killed_by_a_signal_is_told_which(bwrap_works: None, tmp_path: Path) -> None:
+    """bubblewrap exits with 128 + N for a bot killed by signal N: the crash says the signal.
+    The bot is pid 1 of its namespace, so its own abort() is spared SIGABRT and ends in
+    SIGSEGV (docs/protocol.md, "Faults")."""
+    seat = first_seat(tmp_path / "bot.c", C_ABORT_BOT)
+    assert [fault.detail for fault in seat.faults] == [
+        "the bot exited with status 139: killed by signal 11 (SIGSEGV)"
+    ]
