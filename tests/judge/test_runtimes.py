@@ -486,3 +486,12 @@ def test_a_bot_killed_by_a_signal_is_told_which(bwrap_works: None, tmp_path: Pat
     assert [fault.detail for fault in seat.faults] == [
         "the bot exited with status 139: killed by signal 11 (SIGSEGV)"
     ]
+
+
+def test_javas_toolchain_names_the_launcher_built_into_each_build() -> None:
+    """Every Java build holds the judge's tapis.Launcher: another launcher is another
+    toolchain, so a build with the old one is never run (it is built again)."""
+    assert runtimes.toolchain("java").endswith(f"; tapis.Launcher {runtimes.JAVA_LAUNCHER_DIGEST}")
+    assert "TAPIS_LAUNCHER_END" not in runtimes.JAVA_LAUNCHER  # the build's here-document ends once
+    script = runtimes.build_script("java", "Bot.java", ["Bot.java"])
+    assert "Bot.java /tmp/b/launcher/tapis/Launcher.java" in script
