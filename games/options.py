@@ -42,6 +42,15 @@ class OptionInfo:
     minimum: int | None = None
     maximum: int | None = None
 
+    @property
+    def label(self) -> str:
+        """The option's name as words for people: capitalised, card names upper case.
+
+        >>> OptionInfo("td_bonus", "bool", False, "").label
+        'TD bonus'
+        """
+        return option_label(self.name)
+
     def allowed(self) -> str:
         """The allowed values, in words."""
         if self.choices is not None:
@@ -65,6 +74,24 @@ class OptionInfo:
             "maximum": self.maximum,
             "allowed": self.allowed(),
         }
+
+
+_CARD_RANKS = "23456789tjqka"
+_CARD_SUITS = "cdhs"
+
+
+def option_label(name: str) -> str:
+    """An option's name as words: ``king_of_hearts_penalty`` is "King of hearts penalty", and
+    a word that is a card's name (``td``: the ten of diamonds) is written as the rules write
+    cards ("TD bonus")."""
+    words = [
+        word.upper()
+        if len(word) == 2 and word[0] in _CARD_RANKS and word[1] in _CARD_SUITS
+        else word
+        for word in name.split("_")
+    ]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
 
 
 def option(

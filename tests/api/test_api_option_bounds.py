@@ -42,7 +42,8 @@ def test_an_option_out_of_bounds_is_a_400_and_creates_nothing(
 ) -> None:
     before = Tournament.objects.count()
     error = assert_error(create(organiser, game, {option: value}), 400, "invalid_option")
-    assert f"option {option!r} of {game} must be {allowed}, not {value}" in error["message"]
+    label = option.replace("_", " ").capitalize()
+    assert error["message"] == f"{label} (option {option}) must be {allowed}, not {value}"
     assert list(error["fields"]) == [f"options.{option}"]
     assert Tournament.objects.count() == before
 

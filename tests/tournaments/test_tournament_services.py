@@ -65,7 +65,8 @@ def test_rules_are_checked_by_the_engine_when_a_tournament_is_made() -> None:
     with pytest.raises(ApplicationError, match="multiple of 10") as info:
         make_tournament(game="roi", preset="classic", deals_per_table=8)
     assert info.value.extra["option"] == "deals_per_table"
-    assert str(info.value).startswith("deals per table of roi must be")  # not the engine's name
+    # In the organiser's words, not the engine's (fixed_deals, 0 for one game, "roi").
+    assert str(info.value).startswith("the Jeu du Roi is played in whole games of 10 deals")
     with pytest.raises(ApplicationError, match="set by deals_per_table"):
         make_tournament(options={"fixed_deals": 3})
     with pytest.raises(ApplicationError, match="unknown seating format"):

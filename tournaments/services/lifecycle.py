@@ -11,7 +11,8 @@ from django.db import transaction
 from django.utils import timezone
 
 import games
-from games.errors import GameError
+from games.errors import GameError, OptionError
+from games.options import option_label
 from judge import bots as builtin_bots
 from judge.runner import Limits
 from tournaments import conf, formats, judging, queue, scoring, seeds, selectors, statistics
@@ -199,24 +200,50 @@ def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], di
         )
     game, preset, deals = settings.game, settings.preset, settings.deals_per_table
     try:
+        multiple = games.game_class(game).deals_multiple
+        if deals % multiple:
+            title = games.game_class(game).title
+            raise ApplicationError(
+                f"the {title} is played in whole games of {multiple} deals, so the number of "
+                f"deals must be a multiple of {multiple} ({multiple}, {2 * multiple}, "
+                f"{3 * multiple}...), not {deals}",
+                code="invalid_option",
+                extra={"option": "deals_per_table"},
+            )
         engine = judging.engine_for(game=game, preset=preset, options=overrides, deals=deals)
         if settings.table_size is not None and settings.table_size != engine.players:
             overrides["players"] = settings.table_size
             engine = judging.engine_for(game=game, preset=preset, options=overrides, deals=deals)
+    except OptionError as exc:
+        raise _option_refusal(exc) from None
     except GameError as exc:
-        option, message = getattr(exc, "option", None), str(exc)
-        if option == "fixed_deals":  # the engine's name of what the tournament calls
-            option, message = (
-                "deals_per_table",
-                message.replace("option 'fixed_deals'", "deals per table"),
-            )
-        raise ApplicationError(message, code="invalid_option", extra={"option": option}) from None
+        raise ApplicationError(str(exc), code="invalid_option") from None
     if engine.players != (settings.table_size or engine.players):
         raise ApplicationError(
             f"{game}/{engine.preset} is played by {engine.players}, not {settings.table_size}",
             code="table_size",
         )
     return engine, overrides
+
+
+# Options that a tournament sets through a setting of its own, by the name it gives them.
+_OPTIONS_AS_SETTINGS = {"players": "table_size", "fixed_deals": "deals_per_table"}
+
+
+def _option_refusal(exc: OptionError) -> ApplicationError:
+    """The engine's refusal of an option, in an organiser's words: the option's label and
+    name ("Trick penalty (option trick_penalty) must be an integer from 0 to 1000, not -1"),
+    or the setting that sets it ("Table size must be one of 4, not 5"); the same words on the
+    pages, through the API and in the admin."""
+    option, predicate = exc.option, exc.predicate
+    setting = _OPTIONS_AS_SETTINGS.get(option or "")
+    if option is None or predicate is None:
+        message = str(exc)
+    elif setting is not None:
+        message = f"{option_label(setting)} {predicate}"
+    else:
+        message = f"{option_label(option)} (option {option}) {predicate}"
+    return ApplicationError(message, code="invalid_option", extra={"option": setting or option})
 
 
 def _transition(tournament: Tournament, sources: Iterable[str], target: str, **fields: Any) -> None:
