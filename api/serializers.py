@@ -219,7 +219,10 @@ class RatingHistoryFilterSerializer(QuerySerializer):
 
 
 class GameOptionSerializer(serializers.Serializer[Any]):
-    name = serializers.CharField()
+    name = serializers.CharField(help_text="The option's key in a tournament's `options`.")
+    # (a declared field, which the serializer's metaclass takes out of the class: not the
+    # label a Field has, which mypy sees)
+    label = serializers.CharField(help_text="The option's name in words, for people.")  # type: ignore[assignment]
     type = serializers.ChoiceField(choices=["int", "bool", "str"])
     default = OptionValueField()
     doc = serializers.CharField()

@@ -66,6 +66,7 @@ class OptionInfo:
     def as_json(self) -> dict[str, object]:
         return {
             "name": self.name,
+            "label": self.label,
             "type": self.type,
             "default": self.default,
             "doc": self.doc,

@@ -102,6 +102,7 @@ def test_games_list_presets_and_options_with_their_types(world: World) -> None:
     assert options["pass_count"]["type"] == "int"
     assert (options["pass_count"]["minimum"], options["pass_count"]["maximum"]) == (1, 5)
     assert options["td_bonus"]["type"] == "bool"
+    assert options["td_bonus"]["label"] == "TD bonus"  # for people; its key stays the name
     assert "self-minus-26" in options["moon"]["choices"]
     assert options["moon"]["allowed"].startswith("one of")
 

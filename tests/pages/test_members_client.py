@@ -398,6 +398,19 @@ def test_the_form_is_built_from_the_engines_options(world: MembersWorld) -> None
     assert "option_fixed_deals" not in text
 
 
+def test_the_forms_options_read_as_words_for_people(world: MembersWorld) -> None:
+    html = world.client("organiser").get(reverse("tournaments:tournament-new") + "?game=hearts")
+    text = html.content.decode()
+    assert '<label for="id_option_td_bonus">TD bonus</label>' in text
+    assert '<label for="id_option_pass_count">Pass count</label>' in text
+    # A yes-or-no option's default as the form shows it, and the presets that set another.
+    assert "Default: Off (classic-fr, classic-fr-sourdine, two-player: On)." in text
+    assert '<option value="true">On</option>' in text
+    assert "Default: 100 (classic-fr, classic-fr-sourdine, two-player: 50)." in text
+    assert "Default: False" not in text
+    assert "td bonus" not in text
+
+
 def test_the_engines_refusals_are_shown_next_to_their_option(world: MembersWorld) -> None:
     client = world.client("organiser")
     url = reverse("tournaments:tournament-new")

@@ -135,6 +135,9 @@ def test_the_tournament_page_says_everything_about_a_finished_tournament(
     assert f"printf %s {tournament.seed} | sha256sum" in text
     # Options in words, from the engine's own descriptions.
     assert "Every rule option of this tournament" in text
+    # Named and valued as the organiser's form names them ("TD bonus", "Off").
+    assert '<th scope="row">TD bonus</th><td>Off</td>' in text
+    assert "td bonus" not in text
     assert "Round 2 of 2" in text or "Finished: 2 tables played" in text
     # Standings: 4 rows, places 1..4; the rounds, each linking its page; the crosstable's link.
     assert text.count('<tr class="') >= 4

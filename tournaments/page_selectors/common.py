@@ -89,11 +89,16 @@ class OptionLine:
     changed: bool  # differs from the game's default
 
 
-def _words(value: object) -> str:
+def option_value_words(value: object) -> str:
+    """A rule option's value as the pages write it: "On" or "Off" for a yes-or-no option.
+
+    >>> option_value_words(False), option_value_words(50)
+    ('Off', '50')
+    """
     if value is True:
-        return "yes"
+        return "On"
     if value is False:
-        return "no"
+        return "Off"
     return str(value)
 
 
@@ -113,9 +118,9 @@ def rules_in_words(*, game: str, preset: str, options: dict[str, Any]) -> list[O
         value = options.get(name, preset_values.get(name, info["default"]))
         lines.append(
             OptionLine(
-                name=name.replace("_", " "),
+                name=str(info["label"]),
                 doc=str(info["doc"]),
-                value=_words(value),
+                value=option_value_words(value),
                 changed=value != info["default"],
             )
         )

@@ -18,6 +18,7 @@ from judge.package import MAX_ZIP_BYTES
 from tournaments import formats, member_selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotVersion, Entry, Tournament
+from tournaments.page_selectors import option_value_words
 from tournaments.services import practice as practice_service
 from tournaments.tournament_settings import BOUNDS, DEFAULTS, NAME_MAX_LENGTH, TournamentSettings
 
@@ -209,11 +210,11 @@ class RemoveEntryForm(forms.Form):
     reason = forms.CharField(max_length=300, required=False)
 
 
-def _option_field(option: dict[str, Any], preset_values: dict[str, Any]) -> forms.Field:
-    """A form field for one of the engine's declared options: empty means the preset's value."""
-    default = option["default"]
-    help_text = f"{option['doc']} Allowed: {option['allowed']}. Default: {default}."
-    label = option["name"].replace("_", " ")
+def _option_field(option: dict[str, Any], presets: list[dict[str, Any]]) -> forms.Field:
+    """A form field for one of the engine's declared options: empty means the preset's value.
+    Its label and help are words for people: "TD bonus", "Default: Off (classic-fr: On)."."""
+    label = option["label"]
+    help_text = f"{option['doc']} {_default_in_words(option, presets)}"
     if option["choices"]:
         choices = [("", "(the preset's value)")] + [(str(c), str(c)) for c in option["choices"]]
         return forms.TypedChoiceField(
@@ -225,18 +226,33 @@ def _option_field(option: dict[str, Any], preset_values: dict[str, Any]) -> form
             empty_value=None,
         )
     if option["type"] == "bool":
+        on, off = option_value_words(True), option_value_words(False)
         return forms.TypedChoiceField(
-            choices=[("", "(the preset's value)"), ("true", "yes"), ("false", "no")],
+            choices=[("", "(the preset's value)"), ("true", on), ("false", off)],
             required=False,
             label=label,
             help_text=help_text,
             coerce=lambda value: value == "true",
             empty_value=None,
         )
+    help_text = f"Allowed: {option['allowed']}. {help_text}"
     if option["type"] == "int":
         # No bounds here: the engine checks them and says why in its own words.
         return forms.IntegerField(required=False, label=label, help_text=help_text)
     return forms.CharField(required=False, label=label, help_text=help_text)
+
+
+def _default_in_words(option: dict[str, Any], presets: list[dict[str, Any]]) -> str:
+    """The option's default as the form shows values, and the presets that set another:
+    "Default: 100 (classic-fr, two-player: 50)."."""
+    name, default = option["name"], option["default"]
+    others: dict[str, list[str]] = {}
+    for preset in presets:
+        value = preset["values"].get(name, default)
+        if value != default:
+            others.setdefault(option_value_words(value), []).append(preset["name"])
+    words = "; ".join(f"{', '.join(names)}: {value}" for value, names in others.items())
+    return f"Default: {option_value_words(default)}" + (f" ({words})." if words else ".")
 
 
 def _coerce_like(example: object) -> Callable[[Any], Any]:
@@ -319,7 +335,7 @@ class TournamentForm(forms.Form):
         for option in game["options"]:
             if option["name"] in _OPTIONS_AS_SETTINGS:
                 continue
-            self.fields[OPTION_PREFIX + option["name"]] = _option_field(option, {})
+            self.fields[OPTION_PREFIX + option["name"]] = _option_field(option, game["presets"])
             self.option_names.append(option["name"])
 
     def option_fields(self) -> list[forms.BoundField]:
