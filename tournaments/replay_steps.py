@@ -55,9 +55,11 @@ import games
 from games.base import JSON, Game, State
 from games.cards import card_name
 from games.errors import GameError
+from tournaments.selectors.tables import bot_in_words
 
-#: The version of the step format, for the page's script (2: names isolated in sentences).
-FORMAT = 2
+#: The version of the step format, for the page's script (2: names isolated in sentences; 3:
+#: house bots named as the pages name built-in bots).
+FORMAT = 3
 
 #: Around each seat's name in a step's sentence (U+2068 FIRST STRONG ISOLATE and U+2069 POP
 #: DIRECTIONAL ISOLATE): what stands between them is a name, never cards.
@@ -76,8 +78,21 @@ def _seat_names(document: Mapping[str, Any], players: int) -> list[str]:
         position = seat.get("position")
         if isinstance(position, int) and 0 <= position < players:
             # Without isolates of its own: a name cannot end its isolate in a sentence.
-            names[position] = str(seat.get("bot") or names[position]).translate(_ISOLATES)
+            name = _house_in_words(seat) or str(seat.get("bot") or names[position])
+            names[position] = name.translate(_ISOLATES)
     return names
+
+
+def _house_in_words(seat: Mapping[str, Any]) -> str | None:
+    """A house bot's seat as the pages name it ("built-in lowest", where the replay says
+    ``house:lowest``), or None for an entry's. Only a seat the replay marks as the house's or
+    a substitute's is read so: a bot of an author may be named ``house:...`` too."""
+    label = str(seat.get("bot") or "")
+    house, substitute = seat.get("house") is True, seat.get("substitute") is True
+    if not (house or substitute) or not label.startswith("house:"):
+        return None
+    builtin, _, version = label.removeprefix("house:").partition(" for ")
+    return bot_in_words(version or None, house_bot=builtin, substitute=substitute)
 
 
 def _isolated(name: str) -> str:

@@ -71,6 +71,9 @@ def test_the_author_tries_a_ready_version_and_replays_its_deals(version: BotVers
     html = author.get(reverse("tournaments:practice", args=[run.pk])).content.decode()
     assert "finished" in html
     assert "Score sheet" in html
+    # The other seats' bot named as the site names built-in bots, not by its internal name.
+    assert ": built-in random</th>" in html
+    assert "house" not in html.lower()
     deals = list(Deal.objects.filter(table__tournament=run).order_by("index"))
     assert len(deals) == 2
     for deal in deals:
@@ -78,6 +81,8 @@ def test_the_author_tries_a_ready_version_and_replays_its_deals(version: BotVers
         replay = author.get(reverse("tournaments:deal", args=[deal.pk]))
         assert replay.status_code == 200
         assert reverse("tournaments:practice", args=[run.pk]) in replay.content.decode()
+        assert "(built-in random)</option>" in replay.content.decode()
+        assert "house:" not in replay.content.decode()
     # The version's page lists the run.
     page = author.get(reverse("tournaments:my-version", args=[version.bot_id, version.number]))
     assert reverse("tournaments:practice", args=[run.pk]) in page.content.decode()

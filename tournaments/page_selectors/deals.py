@@ -24,6 +24,7 @@ from tournaments import scoring, selectors, visibility
 from tournaments.models import Deal, Seat, Table, Tournament
 from tournaments.page_selectors.common import PAGE_SIZE, paginate
 from tournaments.page_selectors.tables import HIDDEN_DEAL, HIDDEN_DUPLICATE_DEAL
+from tournaments.page_selectors.tournaments import seat_label
 from tournaments.replay_steps import FORMAT, deal_replay_steps
 
 # --- around a deal: its table's other deals, and the duplicate traveller -----------------------
@@ -142,7 +143,7 @@ def deal_traveller(
         .defer("entry__version__content", "log")
         .order_by("table_id", "position")
     ):
-        seats.setdefault(seat.table_id, []).append(selectors.seat_label(seat=seat))
+        seats.setdefault(seat.table_id, []).append(seat_label(seat))
     rows = [
         TravellerRow(
             deal_id=deals[i].pk,

@@ -659,12 +659,9 @@ def tournament_live(
 
 
 def seat_label(seat: Seat) -> str:
-    """A seat's bot as people read it: "Bot v2", "house heuristic", or "house heuristic (for
-    Bot v2)" when a house bot played for a withdrawn or disqualified entry."""
-    if seat.entry is None:
-        return f"house {seat.house_bot}"
-    label = seat.entry.version.label
-    return f"house {seat.house_bot} (for {label})" if seat.substitute else label
+    """A seat's bot as people read it (:func:`bot_in_words`)."""
+    version = seat.entry.version.label if seat.entry is not None else None
+    return selectors.bot_in_words(version, house_bot=seat.house_bot, substitute=seat.substitute)
 
 
 def seat_lines(table: Table, user: Any, shown: bool) -> list[SeatLine]:
@@ -760,15 +757,14 @@ def _table_lines(
         lines = []
         for seat in seats[table["pk"]]:
             entry = seat["entry_id"]
-            label = (
+            version = (
                 f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
                 if entry is not None
-                else ""
+                else None
             )
-            if entry is None:
-                label = f"house {seat['house_bot']}"
-            elif seat["substitute"]:
-                label = f"house {seat['house_bot']} (for {label})"
+            label = selectors.bot_in_words(
+                version, house_bot=seat["house_bot"], substitute=seat["substitute"]
+            )
             lines.append(
                 SeatLine(
                     position=seat["position"],

@@ -46,6 +46,7 @@ from tournaments.selectors.statistics import (
     tournament_statistics,
 )
 from tournaments.selectors.tables import (
+    bot_in_words,
     bot_label,
     deal_get,
     deal_replay,
@@ -82,6 +83,7 @@ __all__ = [
     "TournamentSpread",
     "TournamentStatistics",
     "as_jsonb",
+    "bot_in_words",
     "bot_label",
     "bot_list",
     "bot_rating_history",

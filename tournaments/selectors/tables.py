@@ -23,6 +23,21 @@ def bot_label(version_label: str | None, *, substitute: bool, house_bot: str) ->
     return f"house:{house_bot} for {version_label}" if substitute else version_label
 
 
+def bot_in_words(version_label: str | None, *, house_bot: str, substitute: bool) -> str:
+    """A seat's bot as the pages name it: the entry's version ("Bot v2"), else the house bot
+    as the pages name every built-in bot ("built-in lowest", not its name "house lowest"),
+    with the entry it played for when it replaced one ("built-in heuristic (for Bot v2)").
+
+    >>> bot_in_words(None, house_bot="lowest", substitute=False)
+    'built-in lowest'
+    >>> bot_in_words("Bot v2", house_bot="heuristic", substitute=True)
+    'built-in heuristic (for Bot v2)'
+    """
+    if version_label is None:
+        return f"built-in {house_bot}"
+    return f"built-in {house_bot} (for {version_label})" if substitute else version_label
+
+
 def seat_label(*, seat: Seat) -> str:
     """:func:`bot_label` of a seat (its entry's version loaded)."""
     version_label = seat.entry.version.label if seat.entry is not None else None
