@@ -107,6 +107,19 @@ def test_editing_a_draft_goes_through_the_service(staff: Client) -> None:
     assert tournament.rounds == 7
 
 
+def test_no_field_of_a_table_is_edited_by_hand(staff: Client) -> None:
+    tournament, tables = _running()
+    services.tournament_run_here(tournament=tournament)
+    table = Table.objects.get(pk=tables[0].pk)
+    assert table.status == Table.Status.DONE
+    before = Table.objects.filter(pk=table.pk).values().get()
+    url = _change(table)
+    assert not staff.get(url).context["adminform"].form.fields  # nothing to edit
+    data = {"claims": 99, "claimed_by": "me", "claim_token": "t", "status": "running"}
+    assert staff.post(url, {**admin_change_data(staff, url), **data}).status_code == 302
+    assert Table.objects.filter(pk=table.pk).values().get() == before
+
+
 # --- nothing secret before it may be shown, staff included --------------------------------------
 
 

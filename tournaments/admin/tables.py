@@ -134,6 +134,15 @@ class TableAdmin(HidingAdmin):
     exclude = ["result"]
     secret_displays = {"result_summary": "result"}
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        """Every field: a table is the workers' (its claims, lease and token) and, once
+        recorded, what was played; staff act on it through the actions (re-run), never by
+        editing a field. A field added to the model is read-only too, unless excluded."""
+        listed = list(super().get_readonly_fields(request, obj))
+        hidden = {"id", *self.exclude}
+        others = [f.name for f in Table._meta.concrete_fields if f.name not in hidden]
+        return listed + [name for name in others if name not in listed]
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
