@@ -240,8 +240,15 @@ STATICFILES_DIRS = [BASE_DIR / "templates" / "static"]
 if not PRODUCTION:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Demo and tests: whitenoise serves the files where they are, without collectstatic (and
-# with DEBUG off, as make run runs: Django's runserver serves static files only with DEBUG).
+# with DEBUG off, as make run runs: Django's runserver serves static files only with DEBUG),
+# looking each one up when it is asked for (autorefresh: by default whitenoise reads every
+# file's size once at startup, and a file edited while the demo runs was sent cut to its old
+# size), and browsers ask again each time (no max-age). Production serves the collected,
+# hashed files (below), listed once at startup, cached for good.
 WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = not PRODUCTION
+if not PRODUCTION:
+    WHITENOISE_MAX_AGE = 0
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
