@@ -44,6 +44,14 @@ def warn_unsandboxed() -> None:
 
 
 def _map_path(arg: str, bot_dir: Path, sdk_dir: Path | None) -> str:
+    """An argument that is a sandbox path (``/bot/main.py``), or a list of them (Java's
+    class path ``gson.jar:/bot``), with the host's folders in place of the sandbox's."""
+    if ":" in arg:
+        return ":".join(_map_one(part, bot_dir, sdk_dir) for part in arg.split(":"))
+    return _map_one(arg, bot_dir, sdk_dir)
+
+
+def _map_one(arg: str, bot_dir: Path, sdk_dir: Path | None) -> str:
     for inner, outer in ((BOT_ROOT, bot_dir), (SDK_ROOT, sdk_dir)):
         if outer is None:
             continue

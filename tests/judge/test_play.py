@@ -70,6 +70,21 @@ def test_play_reports_faults_and_replacements(tmp_path: Path, capsys: Any) -> No
 
 
 @pytest.mark.parametrize(
+    "example", ["c/bot.c", "go/main.go", "java/Bot.java", "javascript/bot.js", "python/bot.py"]
+)
+def test_play_runs_each_runtimes_example_unsandboxed(example: str, capsys: Any) -> None:
+    """``--sandbox none`` runs a bot from its own folder, every path of its command mapped
+    there (Java's class path ``gson.jar:/bot`` too; it found no class)."""
+    source = REPO / "docs" / "examples" / example
+    args = ["play", "--game", "hearts", "--deals", "1", "--seed", "3", "--sandbox", "none"]
+    status = main([*args, "--json", str(source), "builtin:random"])
+    assert status == 0
+    seat = json.loads(capsys.readouterr().out)["seats"][0]
+    assert seat["faults"] == [], seat
+    assert seat["name"] == f"example-{source.parent.name}"
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--game", "chess", "builtin:random"], "unknown game 'chess'"),
