@@ -4,7 +4,9 @@ test_members_permissions.py, the browser stories in test_members_browser.py)."""
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -25,6 +27,7 @@ from tests.api.conftest import BOT_FILE, FAST_HASHERS, make_user, ready_version
 from tests.pages.members_world import MembersWorld, members_world_for_module
 from tournaments import services
 from tournaments.models import Bot, BotVersion, Entry, Table, Tournament
+from tournaments.pages import accounts as accounts_pages
 from tournaments.tournament_settings import TournamentSettings
 
 
@@ -206,6 +209,25 @@ def test_token_made_shown_once_and_revoked(world: MembersWorld) -> None:
     client.post(reverse("tournaments:token-revoke"))
     assert api.get("/api/v1/auth/me/").status_code == 401
     assert not ApiToken.objects.filter(user__username="author").exists()
+
+
+def test_a_new_token_waits_a_few_minutes_and_never_in_the_session(
+    world: MembersWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = world.client("author")
+    made = client.post(reverse("tournaments:token-create"))
+    session = json.dumps(dict(client.session.items()))
+    key = TOKEN_SHOWN.search(client.get(made["Location"]).content.decode())
+    assert key is not None
+    assert key.group(1) not in session  # the session held a handle, not the token
+
+    # Not shown after its lifetime: the cache forgot it (the clock moved on past it).
+    made = client.post(reverse("tournaments:token-create"))
+    later = time.time() + accounts_pages.NEW_TOKEN_SECONDS + 1
+    monkeypatch.setattr(time, "time", lambda: later)
+    page = client.get(made["Location"], follow=True).content.decode()
+    assert TOKEN_SHOWN.search(page) is None
+    assert "shown once, when it is made (for 5 minutes)" in page
 
 
 def test_account_lists_bots_entries_and_tournaments(world: MembersWorld) -> None:

@@ -7,11 +7,14 @@ The views only call services (api.accounts) and selectors (tournaments.member_se
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -37,16 +40,28 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "members/signup.html", {"form": form, "nav_section": "account"})
 
 
-# The session's key holding a new API token until the page that shows it is opened.
+# A new API token waits for the page that shows it in the cache, for NEW_TOKEN_SECONDS at
+# most, under a random handle that the session holds: the token itself is never written to the
+# session (its store keeps it until the session expires, weeks later, when that page is not
+# opened), and the cache forgets it after a few minutes whatever happens.
 _NEW_TOKEN = "tapis_new_token"
+NEW_TOKEN_SECONDS = 300
+
+
+def _new_token_cache_key(handle: str) -> str:
+    return f"tapis-new-token:{handle}"
 
 
 def _show_token_once(request: HttpRequest, key: str, *, welcome: bool = False) -> HttpResponse:
     """POST, redirect, GET: the answer to the POST that made a token is a redirect to
-    :func:`token_shown`, which shows it once from the session. A reload of that page, or of
-    the POST's (the browser follows the redirect), neither shows the token again nor sends the
-    form again."""
-    request.session[_NEW_TOKEN] = {"key": key, "welcome": welcome}
+    :func:`token_shown`, which shows it once, within :data:`NEW_TOKEN_SECONDS`. A reload of
+    that page, or of the POST's (the browser follows the redirect), neither shows the token
+    again nor sends the form again."""
+    handle = secrets.token_urlsafe(24)
+    cache.set(
+        _new_token_cache_key(handle), {"key": key, "welcome": welcome}, timeout=NEW_TOKEN_SECONDS
+    )
+    request.session[_NEW_TOKEN] = handle
     return redirect("tournaments:token-shown")
 
 
@@ -54,14 +69,21 @@ def _show_token_once(request: HttpRequest, key: str, *, welcome: bool = False) -
 @login_required
 @require_GET
 def token_shown(request: HttpRequest) -> HttpResponse:
-    """The API token just made, shown this once and forgotten by the session as it is read
-    (``never_cache``: not kept by the browser either); after that, My account. GET only: a
-    HEAD (a link checker, a prefetch) would spend it unseen."""
-    held = request.session.pop(_NEW_TOKEN, None)
+    """The API token just made, shown this once and forgotten as it is read (``never_cache``:
+    not kept by the browser either); after that, or once it waited more than
+    :data:`NEW_TOKEN_SECONDS`, My account. GET only: a HEAD (a link checker, a prefetch) would
+    spend it unseen."""
+    handle = request.session.pop(_NEW_TOKEN, None)
+    held = None
+    if isinstance(handle, str):
+        held = cache.get(_new_token_cache_key(handle))
+        cache.delete(_new_token_cache_key(handle))
     if not isinstance(held, dict) or not isinstance(held.get("key"), str):
+        minutes = NEW_TOKEN_SECONDS // 60
         messages.info(
             request,
-            "An API token is shown once, when it is made: make a new one if you did not copy it.",
+            f"An API token is shown once, when it is made (for {minutes} minutes): make a new "
+            "one if you did not copy it.",
         )
         return redirect("tournaments:account")
     context = {"key": held["key"], "welcome": bool(held.get("welcome")), "nav_section": "account"}
