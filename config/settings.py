@@ -504,6 +504,9 @@ TAPIS_TABLE_MAX_ATTEMPTS = int(env_str("TAPIS_TABLE_MAX_ATTEMPTS", "3"))
 TAPIS_TABLE_MAX_CLAIMS = int(env_str("TAPIS_TABLE_MAX_CLAIMS", "10"))
 TAPIS_SWEEP_SECONDS = float(env_str("TAPIS_SWEEP_SECONDS", "30"))
 TAPIS_WORKER_HEARTBEAT_SECONDS = float(env_str("TAPIS_WORKER_HEARTBEAT_SECONDS", "10"))
+# Every worker runs the sweep on its timer when it is due; off, a worker leaves it to the others
+# and to beat (tournaments.tasks.table_sweep).
+TAPIS_WORKER_SWEEP = env_bool("TAPIS_WORKER_SWEEP", default=True)
 TAPIS_PENDING_REQUEUE_SECONDS = float(env_str("TAPIS_PENDING_REQUEUE_SECONDS", "600"))
 # A version validating this long (build and table) lost its worker: the sweep sends it again.
 TAPIS_VALIDATION_LEASE_SECONDS = float(env_str("TAPIS_VALIDATION_LEASE_SECONDS", "900"))

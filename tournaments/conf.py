@@ -131,6 +131,11 @@ def heartbeat_seconds() -> float:
     return float(settings.TAPIS_WORKER_HEARTBEAT_SECONDS)
 
 
+def worker_sweeps() -> bool:
+    """Whether a worker's timer runs the sweep (when it is due) beside its heartbeat."""
+    return bool(settings.TAPIS_WORKER_SWEEP)
+
+
 def batches_in_flight_cap() -> int:
     return max(1, int(settings.TAPIS_MATCH_BATCHES))
 

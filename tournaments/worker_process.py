@@ -4,7 +4,8 @@ imports this module):
 * it consumes the housekeeping queue as well as the tables' (``celeryd_after_setup``);
 * a timer thread in its main process records its own heartbeat every
   ``TAPIS_WORKER_HEARTBEAT_SECONDS`` (with the tables it is playing) and runs the sweep when
-  no other worker ran it this period: neither depends on beat nor waits behind tables;
+  no other worker ran it this period (unless ``TAPIS_WORKER_SWEEP`` is off): neither depends
+  on beat nor waits behind tables;
 * each pool process keeps its temporary folders (the judge's ``tapis-table-*``,
   ``tapis-zygotes-*``) under a folder of its own, ``$TMPDIR/tapis-worker-<pid>-<start>``,
   removed when the process exits and, at the next start of any worker of the host, when its
@@ -142,11 +143,14 @@ def _timer_loop() -> None:
     from tournaments import conf
 
     beat(started=True)
-    sweep()
+    sweeps = conf.worker_sweeps()
+    if sweeps:
+        sweep()
     period = conf.heartbeat_seconds()
     while not _stop.wait(period):
         beat()
-        sweep()
+        if sweeps:
+            sweep()
 
 
 def out_of_rotation(*, hostname: str, reason: str) -> None:

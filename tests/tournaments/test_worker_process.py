@@ -5,6 +5,7 @@ and still drops one that is broken, as Django does after a request."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from celery.fixups.django import DjangoWorkerFixup
@@ -54,3 +55,19 @@ def test_an_eager_task_leaves_its_callers_connection_alone() -> None:
     worker_process._close_old_connections(sender=task(eager=True))
     assert connection.connection is before
     connection.close()
+
+
+@pytest.mark.parametrize("sweeps", [True, False])
+def test_the_timer_sweeps_unless_told_not_to(
+    sweeps: bool, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker's timer beats and runs the sweep when it is due; TAPIS_WORKER_SWEEP off, it
+    only beats (the tests' session worker runs so: its sweep claimed other tests' tables)."""
+    settings.TAPIS_WORKER_SWEEP = sweeps
+    calls: list[str] = []
+    monkeypatch.setattr(worker_process, "beat", lambda **_: calls.append("beat"))
+    monkeypatch.setattr(worker_process, "sweep", lambda: calls.append("sweep"))
+    stop = worker_process._stop
+    monkeypatch.setattr(stop, "wait", lambda _: len(calls) >= 4)  # two rounds of the timer
+    worker_process._timer_loop()
+    assert calls == (["beat", "sweep"] * 2 if sweeps else ["beat"] * 4)
