@@ -260,15 +260,30 @@ def _tasks_reach_the_worker_only_in_its_tests(request: pytest.FixtureRequest) ->
     celery_app.conf.task_default_queue = CELERY_ISOLATION["task_default_queue"]
 
 
+_next_test_uses_the_worker = False
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Tell ``live_worker``'s teardown whether the next test of this process uses it too."""
+    global _next_test_uses_the_worker
+    _next_test_uses_the_worker = nextitem is not None and "live_worker" in getattr(
+        nextitem, "fixturenames", ()
+    )
+    return (yield)
+
+
 @pytest.fixture
-def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> LiveWorker:
+def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> Iterator[LiveWorker]:
     """A real Celery worker, running, for this test.
 
     The worker is a ``celery -A config worker`` subprocess on the real Redis broker (this
     session's own queue) and the real PostgreSQL test database, so tasks run exactly as in
-    production and what they write is visible to the test. One worker serves the whole
-    session: it is started on first use and restarted for the next test if a test stopped or
-    killed it; it is killed at the end of the session.
+    production and what they write is visible to the test. It is started on first use and
+    serves the tests that follow as long as they use it too (restarted if a test stopped or
+    killed it); it is stopped after the last of them, before the database is emptied: a
+    worker left running would beat and sweep on its timer in the next tests' database (a
+    sweep claimed between a test's own calls, heartbeats counted as another worker's).
 
     The test database is transactional (``transactional_db``): data committed by the test
     is visible to the worker and the other way round.
@@ -277,4 +292,6 @@ def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> Liv
             result = worker_heartbeat_record.delay()
             assert result.get(timeout=30)["beats"] == 1
     """
-    return _live_worker_session.start()
+    yield _live_worker_session.start()
+    if not _next_test_uses_the_worker:
+        _live_worker_session.stop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -20,14 +20,6 @@ from tournaments.tasks import table_sweep, worker_heartbeat_record
 
 if TYPE_CHECKING:
     from tests.conftest import LiveWorker
-
-
-@pytest.fixture
-def live_worker(live_worker: LiveWorker) -> Iterator[LiveWorker]:
-    """The session's worker, stopped after each test of this module: tests of this process
-    that play tables in-process expect no worker to take them."""
-    yield live_worker
-    live_worker.stop()
 
 
 def test_celery_is_configured_for_long_tasks_and_json_only() -> None:
@@ -136,3 +128,15 @@ def test_housekeeping_has_its_own_queue_that_every_worker_consumes(
     Housekeeping.objects.all().delete()
     assert table_sweep.delay().get(timeout=30) is not None
     assert Housekeeping.objects.get(name="sweep").runs >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_no_worker_outlives_the_tests_that_use_it(request: pytest.FixtureRequest) -> None:
+    # The test before this one (in file order) used the worker: it no longer beats nor sweeps
+    # in this test's database (it claimed the sweep between two calls of a test of the sweep's
+    # period, 1 run in 30 after a worker test in the same process).
+    session_worker: LiveWorker = request.getfixturevalue("_live_worker_session")
+    assert not session_worker.alive
+    assert services.sweep_if_due(by="w1") is not None
+    assert services.sweep_if_due(by="w2") is None
