@@ -218,10 +218,9 @@ def _live_worker_session(
         "CELERY_TASK_DEFAULT_QUEUE": CELERY_ISOLATION["task_default_queue"],
         "CELERY_CONTROL_EXCHANGE": CELERY_ISOLATION["control_exchange"],
         "PYTHONUNBUFFERED": "1",
-        # The session's worker outlives the tests that use it, and its database is the one of
-        # the transactional tests that run between: its timer's sweep would claim their tables
-        # (a test of expired leases counted a 7th claim of its table). Those that need a sweep
-        # run one (a task, or the service).
+        # No sweep on the worker's timer: it serves several tests in a row (see live_worker),
+        # and a sweep of its own would act on their tables (a test of expired leases counted a
+        # 7th claim of its table). Those that need a sweep run one (a task, or the service).
         "TAPIS_WORKER_SWEEP": "0",
     }
     worker = LiveWorker(
@@ -282,8 +281,9 @@ def live_worker(_live_worker_session: LiveWorker, transactional_db: None) -> Ite
     production and what they write is visible to the test. It is started on first use and
     serves the tests that follow as long as they use it too (restarted if a test stopped or
     killed it); it is stopped after the last of them, before the database is emptied: a
-    worker left running would beat and sweep on its timer in the next tests' database (a
-    sweep claimed between a test's own calls, heartbeats counted as another worker's).
+    worker left running would go on in the next tests' database (its timer's heartbeats
+    counted as another worker's, before TAPIS_WORKER_SWEEP=0 a sweep claimed between a
+    test's own calls).
 
     The test database is transactional (``transactional_db``): data committed by the test
     is visible to the worker and the other way round.
