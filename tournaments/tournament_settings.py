@@ -46,6 +46,12 @@ def _number(value: float) -> str:
 
 
 NAME_MAX_LENGTH: Final = 120
+# The engine's options that a tournament sets through a setting of its own, by that setting's
+# name (the form has no field for them; a refusal of one names the setting).
+OPTIONS_AS_SETTINGS: Final[Mapping[str, str]] = {
+    "players": "table_size",
+    "fixed_deals": "deals_per_table",
+}
 PLACE_POINTS: Final = Bound(-1000, 1000)
 """The range of each value of a place-points scale."""
 

@@ -20,7 +20,13 @@ from tournaments.errors import ApplicationError
 from tournaments.models import Bot, BotVersion, Entry, Tournament
 from tournaments.page_selectors import option_value_words
 from tournaments.services import practice as practice_service
-from tournaments.tournament_settings import BOUNDS, DEFAULTS, NAME_MAX_LENGTH, TournamentSettings
+from tournaments.tournament_settings import (
+    BOUNDS,
+    DEFAULTS,
+    NAME_MAX_LENGTH,
+    OPTIONS_AS_SETTINGS,
+    TournamentSettings,
+)
 
 
 def _refuse(form: forms.Form, error: ApplicationError, *, fields: dict[str, str]) -> None:
@@ -262,8 +268,6 @@ def _coerce_like(example: object) -> Callable[[Any], Any]:
 
 
 OPTION_PREFIX = "option_"
-# Options the form sets through a setting of its own.
-_OPTIONS_AS_SETTINGS = {"players": "table_size", "fixed_deals": "deals_per_table"}
 # Refusals that name no field: the field they concern, by code.
 _FIELDS_BY_CODE = {
     "seating": "seating",
@@ -333,7 +337,7 @@ class TournamentForm(forms.Form):
             _bounded(name, self.fields[name])
         self.option_names: list[str] = []
         for option in game["options"]:
-            if option["name"] in _OPTIONS_AS_SETTINGS:
+            if option["name"] in OPTIONS_AS_SETTINGS:
                 continue
             self.fields[OPTION_PREFIX + option["name"]] = _option_field(option, game["presets"])
             self.option_names.append(option["name"])
@@ -398,7 +402,7 @@ class TournamentForm(forms.Form):
     def _refuse(self, error: ApplicationError) -> None:
         """The service's refusal next to the setting or rule option it names."""
         named = error.extra.get("option")
-        fields = {**_FIELDS_BY_CODE, **_OPTIONS_AS_SETTINGS}
+        fields = {**_FIELDS_BY_CODE, **OPTIONS_AS_SETTINGS}
         if isinstance(named, str) and named in self.option_names:
             fields[named] = OPTION_PREFIX + named
         _refuse(self, error, fields=fields)

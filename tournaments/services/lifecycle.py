@@ -28,7 +28,7 @@ from tournaments.models import (
 )
 from tournaments.services._sql import as_points
 from tournaments.services.ratings import ratings_update
-from tournaments.tournament_settings import TournamentSettings
+from tournaments.tournament_settings import OPTIONS_AS_SETTINGS, TournamentSettings
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -200,11 +200,11 @@ def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], di
         )
     game, preset, deals = settings.game, settings.preset, settings.deals_per_table
     try:
-        multiple = games.game_class(game).deals_multiple
+        rules = games.game_class(game)
+        multiple = rules.deals_multiple
         if deals % multiple:
-            title = games.game_class(game).title
             raise ApplicationError(
-                f"the {title} is played in whole games of {multiple} deals, so the number of "
+                f"the {rules.title} is played in whole games of {multiple} deals, so the number of "
                 f"deals must be a multiple of {multiple} ({multiple}, {2 * multiple}, "
                 f"{3 * multiple}...), not {deals}",
                 code="invalid_option",
@@ -226,17 +226,13 @@ def _checked_rules(settings: TournamentSettings) -> tuple[games.Game[object], di
     return engine, overrides
 
 
-# Options that a tournament sets through a setting of its own, by the name it gives them.
-_OPTIONS_AS_SETTINGS = {"players": "table_size", "fixed_deals": "deals_per_table"}
-
-
 def _option_refusal(exc: OptionError) -> ApplicationError:
     """The engine's refusal of an option, in an organiser's words: the option's label and
     name ("Trick penalty (option trick_penalty) must be an integer from 0 to 1000, not -1"),
     or the setting that sets it ("Table size must be one of 4, not 5"); the same words on the
     pages, through the API and in the admin."""
     option, predicate = exc.option, exc.predicate
-    setting = _OPTIONS_AS_SETTINGS.get(option or "")
+    setting = OPTIONS_AS_SETTINGS.get(option or "")
     if option is None or predicate is None:
         message = str(exc)
     elif setting is not None:
