@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from games.base import Game
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,19 +38,36 @@ def _rules(args: argparse.Namespace) -> int:
         print(json.dumps([e for e in games.catalogue() if e["name"] in names], indent=2))
         return 0
     for name in names:
-        cls = games.game_class(name)
-        print(f"{name}: {cls.title}")
-        for preset, preset_values in cls.presets.items():
-            default = " (default)" if preset == cls.default_preset else ""
-            values = ", ".join(f"{k}={v}" for k, v in preset_values.items())
-            print(f"  preset {preset}{default}: {cls.preset_docs.get(preset, '')}")
-            if values:
-                print(f"    {values}")
-        for option in cls.describe_options():
-            print(f"  --{option.name} ({option.allowed()}; default {option.default!r})")
-            print(f"      {option.doc}")
-        print()
+        _print_rules(games.game_class(name))
     return 0
+
+
+def _print_rules(cls: type[Game[Any]]) -> None:
+    """A game's presets and options, written the way ``tapis play`` takes them."""
+    print(f"{cls.name}: {cls.title}")
+    for preset, preset_values in cls.presets.items():
+        default = " (default)" if preset == cls.default_preset else ""
+        print(f"  --preset {preset}{default}: {cls.preset_docs.get(preset, '')}")
+        if preset_values:
+            sets = " ".join(option_argument(k, v) for k, v in preset_values.items())
+            print(f"      sets {sets}")
+    for option in cls.describe_options():
+        argument = option_argument(option.name, option.default)
+        print(f"  {argument}  (the default; {option.allowed()})")
+        print(f"      {option.doc}")
+    print()
+
+
+def option_argument(name: str, value: object) -> str:
+    """A rule option as ``tapis play`` takes it: ``--option NAME=VALUE``, quoted for a shell.
+
+    >>> option_argument("moon", "none"), option_argument("td_bonus", False)
+    ('--option moon=none', '--option td_bonus=false')
+    >>> option_argument("hearts_broken_by", "any heart")
+    "--option 'hearts_broken_by=any heart'"
+    """
+    text = value if isinstance(value, str) else json.dumps(value)
+    return f"--option {shlex.quote(f'{name}={text}')}"
 
 
 def _verify(args: argparse.Namespace) -> int:

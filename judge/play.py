@@ -78,6 +78,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(func=run)
 
 
+def parse_options(items: list[str]) -> dict[str, object]:
+    """The rule options of ``--option NAME=VALUE`` arguments (VALUE is JSON, or else text).
+
+    >>> parse_options(["moon=none", "td_bonus=true", "players=3"])
+    {'moon': 'none', 'td_bonus': True, 'players': 3}
+    """
+    options: dict[str, object] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--option takes NAME=VALUE, not {item!r}")
+        options[name.strip()] = _option_value(value)
+    return options
+
+
 def _option_value(text: str) -> object:
     try:
         value: object = json.loads(text)
@@ -121,12 +136,10 @@ def run(args: argparse.Namespace) -> int:
     from judge.launchers.package import PackageError, check
     from judge.runner import BotSpec, Limits, run_table
 
-    options: dict[str, object] = {}
-    for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            return _fail(f"--option takes NAME=VALUE, not {item!r}")
-        options[name.strip()] = _option_value(value)
+    try:
+        options = parse_options(args.option)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.deals is not None and args.deals < 1:
         return _fail("--deals must be at least 1")
     try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,8 @@ from typing import Any
 import pytest
 
 import games
-from judge.cli import main
+from judge.cli import build_parser, main
+from judge.play import parse_options
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +42,34 @@ def test_rules_lists_games_presets_and_options(capsys: pytest.CaptureFixture[str
     for preset in ("whisthub (default)", "classic-fr", "classic-fr-sourdine", "two-player"):
         assert f"preset {preset}" in out
     for option in games.game_class("hearts").describe_options():
-        assert f"--{option.name} (" in out
+        assert f"--option {option.name}=" in out
+
+
+@pytest.mark.parametrize("game", games.game_names())
+def test_rules_prints_options_the_way_tapis_play_takes_them(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every option and preset line of `tapis rules`, fed back to `tapis play`'s own parser,
+    gives the option's default and the preset's values."""
+    assert main(["rules", game]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cls = games.game_class(game)
+    play = build_parser()
+
+    def parsed(words: list[str]) -> argparse.Namespace:
+        return play.parse_args(["play", *words, "builtin:random"])
+
+    defaults: dict[str, object] = {}
+    for previous, line in zip(["", *lines], lines, strict=False):
+        if line.startswith("  --option "):
+            args = parsed(shlex.split(line.partition("  (")[0]))
+            defaults.update(parse_options(args.option))
+        elif line.startswith("      sets "):
+            preset = parsed(shlex.split(previous.partition(":")[0].removesuffix(" (default)")))
+            sets = parse_options(parsed(shlex.split(line.removeprefix("      sets "))).option)
+            assert sets == cls.presets[preset.preset]
+    assert defaults == {o.name: o.default for o in cls.describe_options()}
+    games.load(game, **defaults)  # the engine takes them as printed
 
 
 def test_rules_json_for_one_game(capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,4 +164,4 @@ def test_tapis_command_line(tmp_path: Path) -> None:
         check=False,
     )
     assert rules.returncode == 0, rules.stderr
-    assert "--hearts_broken_by" in rules.stdout
+    assert "--option hearts_broken_by=" in rules.stdout
