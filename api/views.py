@@ -692,7 +692,8 @@ class SeatLogView(ApiView):
     """What the bot at one seat of a table wrote to stderr (as kept: ``truncated`` says the
     judge cut it), its faults and decision times: for the bot's owner and staff, once the
     table may be shown (``tournaments.visibility.seat_log_shown``). Anyone else gets 404 (the
-    seat is not theirs to know of); the owner gets 403 ``hidden`` while the table is hidden."""
+    seat is not theirs to know of, or its tournament not theirs to see: a running practice run
+    to staff); the owner gets 403 ``hidden`` while the table is hidden."""
 
     permission_classes = [IsAuthenticated]
     serializer_class = s.SeatLogSerializer

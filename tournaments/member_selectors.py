@@ -211,14 +211,20 @@ TRUNCATION_MARK = LOG_CUT_NOTE.strip().split("{", 1)[0]
 def seat_log(*, user: Any, table_id: int, position: int) -> SeatLog:
     """What the bot at ``position`` of table ``table_id`` wrote to stderr, its faults and its
     decision times: for the bot's owner and staff once the table may be shown
-    (:func:`tournaments.visibility.seat_log_shown`). 404 for a seat that does not exist or
-    that is not the user's; 403 with the reason while the table is hidden."""
+    (:func:`tournaments.visibility.seat_log_shown`). 404 for a seat that does not exist, that
+    is not the user's, or of a tournament the user may not see (a draft, someone else's
+    practice run, a running practice run to staff); 403 with the reason while the table is
+    hidden."""
     seat = (
         Seat.objects.select_related("table__tournament", "table__round", "entry__version__bot")
         .filter(table_id=table_id, position=position)
         .first()
     )
-    if seat is None or seat.table.tournament.status == Tournament.Status.DRAFT:
+    if (
+        seat is None
+        or seat.table.tournament.status == Tournament.Status.DRAFT
+        or not visibility.tournament_shown(user=user, tournament=seat.table.tournament)
+    ):
         raise Http404("no such seat")
     staff = bool(getattr(user, "is_staff", False))
     owner = seat.entry is not None and seat.entry.user_id == getattr(user, "pk", None)

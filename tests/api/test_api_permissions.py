@@ -15,7 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.conftest import BOT_FILE, ROLES, World, assert_error, ready_version
 from tournaments import services
-from tournaments.models import Deal, Match, Tournament
+from tournaments.models import Deal, Match, Table, Tournament
 
 ANON, AUTHOR, OTHER, ORGANISER, STAFF = ROLES
 
@@ -76,6 +76,12 @@ def authors_practice(world: World, *, played: bool) -> Tournament:
     if played:
         services.tournament_run_here(tournament=run)
     return run
+
+
+def practice_seat_log(world: World) -> str:
+    """The author's seat log at the table of a practice run of theirs, waiting to be played."""
+    table = Table.objects.get(tournament=authors_practice(world, played=False))
+    return f"/api/v1/tables/{table.pk}/seats/{_author_seat(table)}/log/"
 
 
 def practice_deal(world: World) -> int:
@@ -349,6 +355,14 @@ CASES = [
         "GET",
         lambda w: f"/api/v1/tables/{w.table_running.pk}/seats/{_author_seat(w.table_running)}/log/",
         only({AUTHOR: 403, STAFF: 403}, others=404),
+    ),
+    Case(
+        # Its author sees the run, so is told why; to staff a running practice run is
+        # hidden like everything else of it: not found.
+        "seat log (practice waiting): its author is told it is hidden",
+        "GET",
+        practice_seat_log,
+        only({AUTHOR: 403}, others=404),
     ),
     Case("deal replay", "GET", lambda w: f"/api/v1/deals/{w.deal_done.pk}/", everyone(200)),
     Case(
