@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from games.log import place_in_words
+
 if TYPE_CHECKING:
     from games.base import Game
 
@@ -88,6 +90,44 @@ def _verify(args: argparse.Namespace) -> int:
     elif verdict.ok:
         print(f"ok: {len(log.get('deals', []))} deal(s) re-played, every action legal")
     else:
-        where = "" if verdict.deal is None else f" (deal {verdict.deal}, action {verdict.step})"
+        where = ""
+        if verdict.deal is not None:
+            where = f" ({place_in_words(verdict.deal)}"
+            where += ")" if verdict.step is None else f", action {verdict.step + 1})"
         print(f"FAILED{where}: {verdict.message}")
+    if not args.json:
+        for line in faults_in_words(log):
+            print(line)
     return 0 if verdict.ok else 1
+
+
+def faults_in_words(log: dict[str, Any]) -> list[str]:
+    """The faults a judge wrote into a log, and the seats it handed to a built-in bot, in
+    words, counted from 1 as the site counts them; nothing for a log without them."""
+    lines = []
+    deals = log.get("deals")
+    for entry in deals if isinstance(deals, list) else []:
+        faults = entry.get("faults") if isinstance(entry, dict) else None
+        for fault in faults if isinstance(faults, list) else []:
+            if isinstance(fault, dict):
+                where = place_in_words(_index(fault.get("deal")), _index(fault.get("decision")))
+                detail = f": {fault['detail']}" if fault.get("detail") else ""
+                lines.append(
+                    f"fault: seat {fault.get('seat')}, {fault.get('kind')} at {where}{detail}"
+                )
+    judge = log.get("judge")
+    seats = judge.get("seats") if isinstance(judge, dict) else None
+    for seat in seats if isinstance(seats, list) else []:
+        if isinstance(seat, dict) and seat.get("replaced_by"):
+            at = seat.get("replaced_at")
+            at = at if isinstance(at, dict) else {}
+            deal, decision = _index(at.get("deal")), _index(at.get("decision"))
+            when = "from start-up" if deal is None else f"after {place_in_words(deal, decision)}"
+            lines.append(
+                f"replaced: seat {seat.get('seat')} played by {seat['replaced_by']} {when}"
+            )
+    return lines
+
+
+def _index(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

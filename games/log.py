@@ -29,7 +29,26 @@ from games.errors import GameError, IllegalActionError, LogError
 from games.registry import load
 
 # deal_log is written by games.base (with Match.log) and kept importable from here.
-__all__ = ["Verdict", "deal_log", "verify", "verify_deal"]
+__all__ = ["Verdict", "deal_log", "place_in_words", "verify", "verify_deal"]
+
+
+def place_in_words(deal: int | None, decision: int | None = None) -> str:
+    """Where in a table something happened, counted from 1 as people count.
+
+    ``deal`` and ``decision`` are the indexes a log and the API keep (from 0); None for a
+    deal means before the first deal.
+
+    >>> place_in_words(1, 20)
+    'deal 2, decision 21'
+    >>> place_in_words(0)
+    'deal 1'
+    >>> place_in_words(None)
+    'start-up'
+    """
+    if deal is None:
+        return "start-up"
+    where = f"deal {deal + 1}"
+    return where if decision is None else f"{where}, decision {decision + 1}"
 
 
 def _ints(value: JSON, what: str) -> list[int]:
@@ -72,10 +91,10 @@ def verify_deal(game: Game[object], entry: Mapping[str, JSON], seed: int | None)
     state = game.deal_from_record(index, record)
     deal_seed = record.get("seed", seed)
     if isinstance(deal_seed, int) and game.new_deal(index, seed=deal_seed).deal_record() != record:
-        return Verdict(False, f"deal {index} is not the deal its seed gives", index, None)
+        return Verdict(False, f"deal {index + 1} is not the deal its seed gives", index, None)
     for step, item in enumerate(actions):
         if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], int):
-            raise LogError(f"deal {index}, action {step}: expected [seat, action]")
+            raise LogError(f"deal {index + 1}, action {step + 1}: expected [seat, action]")
         seat, action = item
         if state.is_terminal():
             return Verdict(False, f"action after the end of the deal: {action!r}", index, step)
@@ -93,7 +112,7 @@ def verify_deal(game: Game[object], entry: Mapping[str, JSON], seed: int | None)
     if entry.get("points") != state.points():
         return Verdict(
             False,
-            f"deal {index} scores {state.points()}, the log says {entry.get('points')}",
+            f"deal {index + 1} scores {state.points()}, the log says {entry.get('points')}",
             index,
             None,
         )
@@ -115,13 +134,13 @@ def verify(log: Mapping[str, JSON]) -> Verdict:
             if not isinstance(entry, dict):
                 raise LogError("every deal entry is an object")
             if entry.get("index") != position:
-                raise LogError(f"deal entries must be in order: entry {position}")
+                raise LogError(f"deal entries must be in order: entry {position + 1}")
             verdict = verify_deal(game, entry, seed)
             if not verdict.ok:
                 return verdict
-            deal_points.append(_ints(entry["points"], f"deal {position} points"))
+            deal_points.append(_ints(entry["points"], f"deal {position + 1} points"))
             if position < len(deals) - 1 and game.match_over(deal_points):
-                return Verdict(False, f"the match was over after deal {position}", position)
+                return Verdict(False, f"the match was over after deal {position + 1}", position)
         return _verify_results(game, log, deal_points, len(deals) - 1)
     except GameError as exc:
         return Verdict(False, f"bad log: {exc}")

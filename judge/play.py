@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from games.base import JSON
+from games.log import place_in_words
 
 if TYPE_CHECKING:
     from judge.results import TableResult
@@ -266,14 +267,14 @@ def _print_table(result: TableResult, out: TextIO) -> None:
     if result.faults:
         print("faults:", file=out)
         for fault in result.faults:
-            where = (
-                "start-up"
-                if fault.deal is None
-                else (f"deal {fault.deal}, decision {fault.decision}")
-            )
+            where = place_in_words(fault.deal, fault.decision)
             print(f"  seat {fault.seat} {where}: {fault.kind.value}: {fault.detail}", file=out)
     for seat in result.seats:
         if seat.replaced:
             at = seat.replaced_at or {}
-            when = "at start-up" if at.get("deal") is None else f"from deal {at['deal']}"
+            when = (
+                "at start-up"
+                if at.get("deal") is None
+                else f"after {place_in_words(at['deal'], at.get('decision'))}"
+            )
             print(f"seat {seat.seat} was played by {seat.replaced_by} {when}", file=out)

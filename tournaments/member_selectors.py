@@ -23,7 +23,7 @@ from api.permissions import is_organiser, owns_bot, runs_tournament
 from judge.seats import LOG_CUT_NOTE
 from tournaments import scoring, selectors, visibility
 from tournaments.models import Bot, BotVersion, Deal, Entry, Seat, Table, Tournament
-from tournaments.page_selectors.tables import TablePage, table_page
+from tournaments.page_selectors.tables import TablePage, fault_in_words, table_page
 from tournaments.tournament_settings import TournamentSettings
 
 
@@ -198,6 +198,7 @@ class SeatLog:
     table: Table
     log: str
     faults: list[dict[str, Any]]
+    fault_texts: list[str]  # the faults in words, counted from 1 as the table page says them
     truncated: bool
     decisions: int
     mean_time: float | None
@@ -206,6 +207,16 @@ class SeatLog:
 
 # The note the judge appends to a bot's stderr when it cut it (judge.seats.LOG_CUT_NOTE).
 TRUNCATION_MARK = LOG_CUT_NOTE.strip().split("{", 1)[0]
+
+
+def _fault_text(fault: dict[str, Any]) -> str:
+    """A fault of a seat's result in the words of the table page."""
+    return fault_in_words(
+        kind=str(fault.get("kind", "")),
+        deal_index=fault.get("deal"),
+        decision=fault.get("decision"),
+        detail=str(fault.get("detail") or ""),
+    )
 
 
 def seat_log(*, user: Any, table_id: int, position: int) -> SeatLog:
@@ -243,6 +254,7 @@ def seat_log(*, user: Any, table_id: int, position: int) -> SeatLog:
         table=seat.table,
         log=seat.log,
         faults=faults,
+        fault_texts=[_fault_text(f) for f in faults],
         truncated=TRUNCATION_MARK in seat.log,
         decisions=seat.decisions,
         mean_time=seat.mean_time,

@@ -121,7 +121,7 @@ def test_verify_names_a_wrong_score(tmp_path: Path, capsys: pytest.CaptureFixtur
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(log))
     assert main(["verify", str(path)]) == 1
-    assert "FAILED (deal 0" in capsys.readouterr().out
+    assert "FAILED (deal 1)" in capsys.readouterr().out
 
 
 def test_verify_rejects_a_deal_that_is_not_its_seed(

@@ -11,6 +11,7 @@ from django.core.paginator import Page
 from django.db.models import Max, Prefetch
 from django.http import Http404
 
+from games.log import place_in_words
 from tournaments import services, visibility
 from tournaments.models import (
     Deal,
@@ -57,13 +58,9 @@ def fault_in_words(*, kind: str, deal_index: int | None, decision: int | None, d
     'crashed at start-up (exit 1)'
     """
     words = FAULT_WORDS.get(kind, kind.replace("_", " "))
-    if deal_index is None:
-        sentence = f"{words} at start-up"
-    else:
-        where = f"deal {deal_index + 1}"
-        if decision is not None:
-            where += f", decision {decision + 1}"
-        sentence = f"{words} at {where}: the first legal action was played"
+    sentence = f"{words} at {place_in_words(deal_index, decision)}"
+    if deal_index is not None:
+        sentence += ": the first legal action was played"
     if detail:
         sentence += f" ({detail})"
     return sentence
