@@ -17,6 +17,7 @@ import games
 from games.base import JSON
 from games.errors import GameError
 from judge import bots as builtin_bots
+from judge.faults import Fault, FaultKind
 from judge.launchers import runtimes
 from judge.launchers.package import remove
 from judge.package import MAX_ZIP_BYTES, PackageError, check, prepare
@@ -302,11 +303,10 @@ def _validation_report(version: BotVersion) -> dict[str, JSON]:
     ok = not faults and not seat.replaced
     if ok:
         reason = f"played {seat.decisions} decisions cleanly"
+    elif seat.faults:
+        reason = refusal_reason(seat.faults[0], limits)
     else:
-        first = seat.faults[0] if seat.faults else None
-        reason = (
-            f"{first.kind.value}: {first.detail}" if first else "the bot was replaced by the judge"
-        )
+        reason = "the bot was replaced by the judge"
     return {
         "ok": ok,
         "reason": reason,
@@ -325,3 +325,32 @@ def _validation_report(version: BotVersion) -> dict[str, JSON]:
         "runtime": version.runtime,
         "toolchain": version.toolchain,
     }
+
+
+def refusal_reason(fault: Fault, limits: Limits) -> str:
+    """Why validation refused a version, in words: the fault, where it happened (deals and
+    decisions counted from 1) and, for a timeout, the limits it broke.
+
+    >>> limits = Limits(startup=5.0, decision=1.0, bank=5.0)
+    >>> late = Fault(0, FaultKind.TIMEOUT, 1, 6, 40, "no answer within the time allowed")
+    >>> where, _, detail = refusal_reason(late, limits).partition(": ")
+    >>> where
+    'timeout at deal 2, decision 7'
+    >>> detail
+    'no answer within the limit of 1 s a decision plus the bank of 5 s'
+    >>> refusal_reason(Fault(0, FaultKind.CRASH, 0, 2, 9, "the bot exited (status 3)"), limits)
+    'crash at deal 1, decision 3: the bot exited (status 3)'
+    >>> refusal_reason(Fault(0, FaultKind.TIMEOUT, None, None, None, "no ready"), limits)
+    'timeout at start-up: no ready within the start-up limit of 5 s'
+    """
+    where = "start-up" if fault.deal is None else f"deal {fault.deal + 1}"
+    if fault.deal is not None and fault.decision is not None:
+        where += f", decision {fault.decision + 1}"
+    detail = fault.detail
+    if fault.kind is FaultKind.TIMEOUT and fault.deal is None:
+        detail = f"no ready within the start-up limit of {limits.startup:g} s"
+    elif fault.kind is FaultKind.TIMEOUT:
+        limit = f"the limit of {limits.decision:g} s a decision plus the bank of {limits.bank:g} s"
+        answered = detail.startswith("no answer")
+        detail = f"no answer within {limit}" if answered else f"{detail} ({limit})"
+    return f"{fault.kind.value} at {where}: {detail}"

@@ -1,0 +1,60 @@
+"""Issue 22, bot authors, through Django's test client: a version's page shows what its
+validation found (the compiler's messages, only the parts that happened), and a refusal says
+which limit was broken, where."""
+
+from __future__ import annotations
+
+from django.test import Client
+from django.urls import reverse
+
+from tests.api.conftest import make_user
+from tests.tournaments.factories import BOTS_DIR
+from tournaments import services
+from tournaments.models import BotVersion
+
+
+def _validated(filename: str, source: bytes, *, game: str = "hearts") -> BotVersion:
+    author = make_user("author")
+    bot = services.bot_create(owner=author, name="mine", game=game)
+    version = services.bot_version_create(bot=bot, content=source, filename=filename)
+    return services.bot_version_validate(version_id=version.pk)
+
+
+def _page(version: BotVersion) -> str:
+    client = Client()
+    client.force_login(version.bot.owner)
+    url = reverse("tournaments:my-version", args=[version.bot_id, version.number])
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_failed_build_shows_the_compilers_messages_and_no_table(db: None) -> None:
+    version = _validated("bot.c", b"int main(void) { return undeclared_thing; }\n")
+    assert version.status == BotVersion.Status.REJECTED
+    html = _page(version)
+    assert "What the compiler said" in html
+    assert "undeclared_thing" in html  # gcc's message, with the name it did not know
+    assert "error:" in html
+    # No table was played: no table line, no decision figures, no stderr of a bot.
+    for absent in ("<dt>Table</dt>", "Decisions played", "Decision time", "preset :"):
+        assert absent not in html
+
+
+def test_a_timeout_names_the_limit_and_the_bank(db: None) -> None:
+    version = _validated("sleeper.py", (BOTS_DIR / "sleeper.py").read_bytes())
+    assert version.status == BotVersion.Status.REJECTED
+    reason = version.report["reason"]
+    assert reason == (
+        "timeout at deal 1, decision 1: no answer within the limit of 1 s a decision"
+        " plus the bank of 5 s"
+    )
+    html = _page(version)
+    assert reason in html
+
+
+def test_a_crash_names_the_deal_and_the_decision(db: None) -> None:
+    version = _validated("crash.py", (BOTS_DIR / "crash.py").read_bytes())
+    assert version.status == BotVersion.Status.REJECTED
+    assert version.report["reason"].startswith("crash at deal 1, decision 3: "), version.report
+    assert version.report["reason"] in _page(version)
