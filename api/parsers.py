@@ -1,6 +1,7 @@
 """Parsers with limits: an upload over the size limit is refused before it is read, and JSON
-nested deeper than any request of the API needs is refused (a 400 ``parse_error``, never the
-``RecursionError`` the parser or the code after it would meet)."""
+nested deeper than any request of the API needs, or holding a lone UTF-16 surrogate (``"\\ud800"``:
+no character, which no answer echoing it could encode), is refused (a 400 ``parse_error``,
+never the ``RecursionError`` or ``UnicodeEncodeError`` the code after it would meet)."""
 
 from __future__ import annotations
 
@@ -46,23 +47,45 @@ def json_depth(value: Any) -> int:
     >>> json_depth(1), json_depth([]), json_depth({"a": [1, {"b": []}]})
     (0, 1, 4)
     """
-    deepest = 0
+    return _walk(value)[0]
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is characters only: no lone surrogate (UTF-8 cannot encode one)."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _walk(value: Any) -> tuple[int, bool]:
+    """How deeply ``value`` nests (:func:`json_depth`), and whether every string in it, keys
+    included, is text (:func:`_is_text`), without recursion.
+
+    >>> _walk({"a": ["b"]}), _walk(["\\ud800"]), _walk({"\\udc00": 1})
+    ((2, True), (1, False), (1, False))
+    """
+    deepest, text = 0, True
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict):
+            text = text and all(_is_text(key) for key in item)
             children = list(item.values())
         elif isinstance(item, list):
             children = item
         else:
+            text = text and (not isinstance(item, str) or _is_text(item))
             continue
         deepest = max(deepest, depth)
         stack.extend((child, depth + 1) for child in children)
-    return deepest
+    return deepest, text
 
 
 class LimitedJSONParser(JSONParser):
-    """DRF's JSON parser, refusing documents nested deeper than :data:`MAX_JSON_DEPTH`."""
+    """DRF's JSON parser, refusing documents nested deeper than :data:`MAX_JSON_DEPTH` and
+    strings holding a lone surrogate."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         try:
@@ -71,6 +94,12 @@ class LimitedJSONParser(JSONParser):
             raise ParseError(
                 f"JSON parse error - nested more than {MAX_JSON_DEPTH} levels deep"
             ) from None
-        if json_depth(data) > MAX_JSON_DEPTH:
+        depth, text = _walk(data)
+        if depth > MAX_JSON_DEPTH:
             raise ParseError(f"JSON parse error - nested more than {MAX_JSON_DEPTH} levels deep")
+        if not text:
+            raise ParseError(
+                "JSON parse error - a string holds a lone surrogate (\\ud800 to \\udfff not "
+                "part of a pair), which is no character"
+            )
         return data

@@ -160,6 +160,38 @@ def test_deeply_nested_json(world: World, method: str, path: str, depth: int) ->
     assert_error(response, 400, "parse_error")
 
 
+@pytest.mark.parametrize(
+    ("role", "path", "body"),
+    [
+        ("anonymous", "/api/v1/auth/token/", '{"\\ud800": 1}'),
+        ("anonymous", "/api/v1/auth/token/", '{"username": "\\udc00", "password": "x"}'),
+        ("anonymous", "/api/v1/auth/signup/", '{"\\ud800": 1}'),
+        ("anonymous", "/api/v1/auth/signup/", '{"username": "a\\ud800", "password": "x"}'),
+        ("organiser", "/api/v1/tournaments/", '{"name": "x", "game": "\\ud800"}'),
+        ("organiser", "/api/v1/tournaments/", '{"name": "x", "options": {"\\udfff": [1]}}'),
+        ("author", "/api/v1/bots/", '{"name": "b\\ud800", "game": "hearts"}'),
+    ],
+)
+def test_a_lone_surrogate_is_a_parse_error(
+    world: World, settings: Any, role: str, path: str, body: str
+) -> None:
+    """Half of a UTF-16 pair, escaped in JSON, is no character: refused when parsed (echoed
+    in an error message, it could not be encoded and the answer was a 500)."""
+    settings.TAPIS_ALLOW_SIGNUP = True
+    response = world.client(role).post(path, body, content_type="application/json")
+    assert "surrogate" in assert_error(response, 400, "parse_error")["message"]
+
+
+def test_an_escaped_surrogate_pair_is_a_character(world: World) -> None:
+    response = world.client("author").post(
+        "/api/v1/bots/",
+        '{"name": "b\\ud83c\\udca1", "game": "hearts"}',
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == "b\U0001f0a1"
+
+
 def test_json_as_deep_as_allowed_is_parsed(world: World) -> None:
     # The body, ``options`` and ``a`` are three levels.
     nested = "[" * (MAX_JSON_DEPTH - 3) + "]" * (MAX_JSON_DEPTH - 3)
