@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -206,6 +207,15 @@ def test_a_duplicate_round_still_playing_hides_its_finished_tables(client: Clien
     assert b"Hidden for now" in response.content
     page = client.get(reverse("tournaments:tournament-detail", args=[tournament.pk]))
     assert tournament.seed not in page.content.decode()
+    # When the table finished is one of its results: not in the page's version (its
+    # data-version, and the live part's since= link) either.
+    assert first.finished_at is not None
+    finished_at = first.finished_at.isoformat()
+    live = client.get(reverse("tournaments:tournament-live", args=[tournament.pk]))
+    for html in (page.content.decode(), live.content.decode()):
+        assert 'data-version="' in html
+        assert finished_at not in html
+        assert quote(finished_at, safe="") not in html
 
 
 def test_the_live_part_answers_204_when_nothing_changed_and_286_once_over(

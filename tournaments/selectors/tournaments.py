@@ -184,10 +184,12 @@ FINAL_VERSION = "final"
 def standings_version(*, tournament: Tournament) -> str:
     """A key that changes whenever the standings of ``tournament`` may change: ``"final"``
     once it is finished or cancelled (they never change again); before, a key that moves
-    with each recorded table and each entry, withdrawal or disqualification."""
+    with each table whose results are shown (what the standings count) and each entry,
+    withdrawal or disqualification. Pages print it: it is made only of what anyone may see
+    (a table of a duplicate round still playing is not in it, nor when it finished)."""
     if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
         return FINAL_VERSION
-    tables = Table.objects.filter(tournament=tournament, status=Table.Status.DONE).aggregate(
+    tables = Table.objects.filter(visibility.tables_shown_q(), tournament=tournament).aggregate(
         n=Count("pk"), last=Max("finished_at")
     )
     entries = Entry.objects.filter(tournament=tournament).aggregate(
