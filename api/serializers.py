@@ -608,12 +608,22 @@ class DecisionSerializer(serializers.Serializer[Any]):
     fault = serializers.CharField(help_text="The fault at this step, if any.")
 
 
+class TakeoverSerializer(serializers.Serializer[Any]):
+    from_action = serializers.IntegerField()
+    bot = serializers.CharField()
+
+
 class ReplaySeatSerializer(serializers.Serializer[Any]):
     position = serializers.IntegerField()
     entry = serializers.IntegerField(allow_null=True)
     bot = serializers.CharField()
     house = serializers.BooleanField()
     substitute = serializers.BooleanField()
+    takeover = TakeoverSerializer(
+        required=False,
+        help_text="Only once a built-in bot took the seat over (after a crash or too many "
+        "faults): its name and the index of its first action in this deal.",
+    )
 
 
 @extend_schema_field(TrickSerializer(many=True))

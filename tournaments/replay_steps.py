@@ -43,6 +43,9 @@ pop: the page draws the card codes of a sentence as cards but never a name, even
 "QS" (and a right-to-left name does not reorder the sentence); the names themselves (``seats``)
 never hold either character. A step also has Dutch's ``hl``, the ``[seat, slot]`` pairs it
 touched, and ``m``, what it ends: ``"pass"`` (the exchange of passes), ``"trick"``, ``"turn"``.
+A step played by a built-in bot that took a seat over (after its bot crashed or faulted too
+often) has ``by``, that bot's name, and its sentences name it; ``takeovers`` lists each such
+seat with the first step the built-in bot played and its name.
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ from games.errors import GameError
 from tournaments.selectors.tables import bot_in_words
 
 #: The version of the step format, for the page's script (2: names isolated in sentences; 3:
-#: house bots named as the pages name built-in bots).
-FORMAT = 3
+#: house bots named as the pages name built-in bots; 4: takeovers by a built-in bot).
+FORMAT = 4
 
 #: Around each seat's name in a step's sentence (U+2068 FIRST STRONG ISOLATE and U+2069 POP
 #: DIRECTIONAL ISOLATE): what stands between them is a name, never cards.
@@ -81,6 +84,19 @@ def _seat_names(document: Mapping[str, Any], players: int) -> list[str]:
             name = _house_in_words(seat) or str(seat.get("bot") or names[position])
             names[position] = name.translate(_ISOLATES)
     return names
+
+
+def _takeovers(document: Mapping[str, Any], players: int) -> dict[int, tuple[int, str]]:
+    """The seats a built-in bot took over in this deal: seat -> (the index of its first
+    action, its name), from the replay's seats (``takeover``)."""
+    out = {}
+    for seat in document.get("seats") or []:
+        position, takeover = seat.get("position"), seat.get("takeover")
+        if isinstance(position, int) and 0 <= position < players and isinstance(takeover, dict):
+            start = takeover.get("from_action")
+            if isinstance(start, int):
+                out[position] = (start, str(takeover.get("bot") or "").translate(_ISOLATES))
+    return out
 
 
 def _house_in_words(seat: Mapping[str, Any]) -> str | None:
@@ -486,7 +502,17 @@ def deal_replay_steps(
     stop = total if count is None else min(total, first + max(count, 1) - 1)
     decisions = {d.get("step"): d for d in replay.get("decisions") or [] if isinstance(d, dict)}
     names = _seat_names(replay, players)
-    in_sentences = [_isolated(name) for name in names]
+    takeovers = _takeovers(replay, players)
+
+    def in_sentences(number: int) -> list[str]:
+        """The seats' names in the sentence of action ``number``: after a takeover, the
+        built-in bot's."""
+        now = [
+            takeovers[s][1] if s in takeovers and number >= takeovers[s][0] else name
+            for s, name in enumerate(names)
+        ]
+        return [_isolated(name) for name in now]
+
     dutch = game_name == "dutch"
 
     def apply(number: int, item: object) -> tuple[int, JSON]:
@@ -524,7 +550,8 @@ def deal_replay_steps(
                 if called_at is None:
                     called_at = turns
                 after["left"] = 0 if state.is_terminal() else players - 1 - (turns - called_at)
-            step = _Step(state, seat, action, current, after, in_sentences, static, history)
+            named = in_sentences(number)
+            step = _Step(state, seat, action, current, after, named, static, history)
             full, public, actor_sees = text_of(step)
             entry: dict[str, JSON] = {
                 "s": seat,
@@ -533,6 +560,8 @@ def deal_replay_steps(
                 # The window's first step holds the whole table.
                 "d": dict(after) if not steps else _delta(current, after),
             }
+            if seat in takeovers and number >= takeovers[seat][0]:
+                entry["by"] = takeovers[seat][1]
             if public != full:
                 entry["tp"] = public
                 if not actor_sees:
@@ -563,6 +592,10 @@ def deal_replay_steps(
         "game": game_name,
         "players": players,
         "seats": list[JSON](names),
+        "takeovers": [
+            {"seat": seat, "step": start + 1, "bot": bot}
+            for seat, (start, bot) in sorted(takeovers.items())
+        ],
         "static": static,
         "tricks": [t.as_json() for t in state.tricks()],
         "first": first,

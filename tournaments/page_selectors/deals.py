@@ -223,6 +223,7 @@ class SeatRow:
     points: int | None
     dealt: list[CardView]
     dutch_dealt: list[CardView]
+    takeover: str = ""  # "built-in heuristic (for Bot v1) from step 21", after a crash
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -398,6 +399,9 @@ def deal_replay_page(
     record = replay.get("record") or {}
     points = replay.get("points") or []
     dealt = record.get("hands") or []
+    takeovers = {
+        t["seat"]: f"{t['bot']} from step {t['step']}" for t in steps.get("takeovers") or []
+    }
     seats = []
     for s in range(players):
         hand = dealt[s] if s < len(dealt) else []
@@ -410,6 +414,7 @@ def deal_replay_page(
                 dutch_dealt=[c for c in (card_view(card_name(i % 52)) for i in hand) if c]
                 if game == "dutch"
                 else [],
+                takeover=takeovers.get(s, ""),
             )
         )
     passes = []
@@ -430,7 +435,7 @@ def deal_replay_page(
     decisions = [
         DecisionRow(
             step=k,
-            seat=names[entry["s"]],
+            seat=entry.get("by") or names[entry["s"]],
             text=entry["t"],
             seconds=entry.get("sec", 0.0),
             fault=entry.get("f", ""),

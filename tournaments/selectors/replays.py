@@ -28,7 +28,7 @@ from tournaments.models import (
     Tournament,
     Trick,
 )
-from tournaments.selectors.tables import bot_label
+from tournaments.selectors.tables import bot_in_words, bot_label
 
 
 def _replay_seat_label(seat: dict[str, Any]) -> str:
@@ -38,6 +38,62 @@ def _replay_seat_label(seat: dict[str, Any]) -> str:
         else f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
     )
     return bot_label(version_label, substitute=seat["substitute"], house_bot=seat["house_bot"])
+
+
+def _takeover(
+    deal: dict[str, Any], seat: dict[str, Any], faults: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Who played ``seat`` in this deal once the judge handed it to a built-in bot (after a
+    crash or too many faults), and from which action (an index in the deal's actions), or
+    None when its own bot played the whole deal. Read from the table's result, whose seats
+    say after which deal and decision each was replaced."""
+    results = deal.get("judge_seats")
+    lines = results if isinstance(results, list) else []
+    line = next(
+        (r for r in lines if isinstance(r, dict) and r.get("seat") == seat["position"]), {}
+    )
+    at = line.get("replaced_at")
+    if not (isinstance(at, dict) and line.get("replaced_by")):
+        return None
+    replaced_in, decision = at.get("deal"), at.get("decision")
+    if isinstance(replaced_in, int) and replaced_in > deal["index"]:
+        return None
+    start = 0
+    if replaced_in == deal["index"]:
+        steps = [
+            f.get("step")
+            for f in faults
+            if f.get("seat") == seat["position"] and f.get("decision") == decision
+        ]
+        start = steps[-1] + 1 if steps and isinstance(steps[-1], int) else 0
+    builtin = str(line["replaced_by"]).partition(":")[2] or str(line["replaced_by"])
+    version = (
+        None
+        if seat["entry_id"] is None
+        else f"{seat['entry__version__bot__name']} v{seat['entry__version__number']}"
+    )
+    return {
+        "from_action": start,
+        "bot": bot_in_words(version, house_bot=builtin, substitute=version is not None),
+    }
+
+
+def _replay_seat(
+    deal: dict[str, Any], seat: dict[str, Any], faults: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A seat as a replay shows it; ``takeover`` only once a built-in bot took it over (the
+    documents stored before takeovers were shown have none)."""
+    out = {
+        "position": seat["position"],
+        "entry": seat["entry_id"],
+        "bot": _replay_seat_label(seat),
+        "house": seat["entry_id"] is None,
+        "substitute": seat["substitute"],
+    }
+    takeover = _takeover(deal, seat, faults)
+    if takeover is not None:
+        out["takeover"] = takeover
+    return out
 
 
 def _replay_document(
@@ -60,16 +116,7 @@ def _replay_document(
         "preset": header.get("preset") or deal["table__tournament__preset"],
         "options": header.get("options") or {},
         "seed": deal["seed"],
-        "seats": [
-            {
-                "position": seat["position"],
-                "entry": seat["entry_id"],
-                "bot": _replay_seat_label(seat),
-                "house": seat["entry_id"] is None,
-                "substitute": seat["substitute"],
-            }
-            for seat in seats
-        ],
+        "seats": [_replay_seat(deal, seat, faults) for seat in seats],
         "hands": record.get("hands"),
         "record": record,
         "passes": deal["passes"],
@@ -115,7 +162,10 @@ def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
     the decisions one per step), as compact JSON text, by deal id. Three queries, whatever the
     number of deals. Says nothing about who may see them."""
     rows = list(
-        deals.annotate(replay_header=KeyTransform("replay_header", "table__result"))
+        deals.annotate(
+            replay_header=KeyTransform("replay_header", "table__result"),
+            judge_seats=KeyTransform("seats", "table__result"),
+        )
         .order_by("pk")
         .values(
             "id",
@@ -126,6 +176,7 @@ def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
             "points",
             "log",
             "replay_header",
+            "judge_seats",
             "table_id",
             "table__tournament_id",
             "table__round__number",
@@ -291,6 +342,7 @@ def replays_to_store(
     tournament = table.tournament
     common = {
         "replay_header": as_jsonb(result.get("replay_header")),
+        "judge_seats": as_jsonb(result.get("seats")),
         "table_id": table.pk,
         "table__tournament_id": table.tournament_id,
         "table__round__number": table.round.number,

@@ -162,6 +162,11 @@ function seatName(seat) {
   return data.seats[seat];
 }
 
+/** The built-in bot that plays ``seat`` at the current step, if it took the seat over. */
+function takeoverAt(seat) {
+  return (data.takeovers || []).find((t) => t.seat === seat && step >= t.step) || null;
+}
+
 function seatBox(state, seat) {
   const box = el("section", "seat");
   box.dataset.seat = String(seat);
@@ -171,6 +176,14 @@ function seatBox(state, seat) {
   head.append(el("span", "seat-number", `Seat ${seat}`), " ", el("span", "bot", seatName(seat)));
   if (state.act === seat) head.append(" ", el("span", "badge act", "to act"));
   box.append(head);
+  const takeover = takeoverAt(seat);
+  if (takeover) {
+    box.classList.add("taken-over");
+    const note = el("p", "takeover");
+    note.dataset.takeover = "";
+    note.append(`Played by the `, el("bdi", null, takeover.bot), ` from step ${takeover.step}`);
+    box.append(note);
+  }
   return box;
 }
 
