@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
+from django.utils import timezone
 
 import games
 from api.models import ApiToken
@@ -163,7 +165,10 @@ def own_version(*, user: Any, bot_id: int, number: int) -> BotVersion:
 
 
 def enterable_versions(*, user: Any, tournament: Tournament) -> QuerySet[BotVersion]:
-    """The ready versions of ``user``'s bots of the tournament's game not yet entered in it."""
+    """The ready versions of ``user``'s bots of the tournament's game not yet entered in it;
+    none when the tournament takes one entry per author and ``user`` has one."""
+    if not tournament.allow_multiple_entries and _own_entries(user, tournament):
+        return BotVersion.objects.none()
     return (
         BotVersion.objects.filter(
             bot__owner=user, bot__game=tournament.game, status=BotVersion.Status.READY
@@ -171,6 +176,55 @@ def enterable_versions(*, user: Any, tournament: Tournament) -> QuerySet[BotVers
         .exclude(entries__tournament=tournament)
         .select_related("bot")
         .order_by("bot__name", "-number")
+    )
+
+
+def _own_entries(user: Any, tournament: Tournament) -> list[Entry]:
+    return list(
+        Entry.objects.filter(tournament=tournament, user_id=user.pk, withdrawn=False)
+        .select_related("version__bot")
+        .order_by("pk")
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class EntryOffer:
+    """What an author may do about an open tournament: its registration window, its rule on
+    entries, the author's entries in it and how many of their versions may still enter."""
+
+    tournament: Tournament
+    opens_at: datetime | None
+    closes_at: datetime | None
+    registration_open: bool
+    opens_later: bool
+    one_entry: bool
+    entries: Sequence[Entry]
+    enterable: int
+
+    @property
+    def may_enter(self) -> bool:
+        return self.registration_open and self.enterable > 0
+
+
+def entry_offer(*, user: Any, tournament: Tournament) -> EntryOffer | None:
+    """The Enter block of an open tournament's page for a logged-in member (None otherwise)."""
+    if (
+        not getattr(user, "is_authenticated", False)
+        or tournament.practice
+        or tournament.status != Tournament.Status.OPEN
+    ):
+        return None
+    now = timezone.now()
+    opens, closes = tournament.registration_opens_at, tournament.registration_closes_at
+    return EntryOffer(
+        tournament=tournament,
+        opens_at=opens,
+        closes_at=closes,
+        registration_open=(opens is None or opens <= now) and (closes is None or now <= closes),
+        opens_later=opens is not None and now < opens,
+        one_entry=not tournament.allow_multiple_entries,
+        entries=_own_entries(user, tournament),
+        enterable=enterable_versions(user=user, tournament=tournament).count(),
     )
 
 

@@ -4,10 +4,12 @@ which limit was broken, where."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.test import Client
 from django.urls import reverse
 
-from tests.api.conftest import make_user
+from tests.api.conftest import make_tournament, make_user
 from tests.tournaments.factories import BOTS_DIR
 from tournaments import services
 from tournaments.models import BotVersion
@@ -58,3 +60,32 @@ def test_a_crash_names_the_deal_and_the_decision(db: None) -> None:
     assert version.status == BotVersion.Status.REJECTED
     assert version.report["reason"].startswith("crash at deal 1, decision 3: "), version.report
     assert version.report["reason"] in _page(version)
+
+
+def test_sign_up_is_offered_only_while_the_service_takes_accounts(db: None, settings: Any) -> None:
+    signup = reverse("tournaments:signup")
+    settings.TAPIS_ALLOW_SIGNUP = True
+    home = Client().get("/").content.decode()
+    assert home.count(f'href="{signup}"') == 2  # the navigation and the home page
+    form = Client().get(signup).content.decode()
+    assert "at least 8 characters" in form  # the password's rules, before any submit
+    settings.TAPIS_ALLOW_SIGNUP = False
+    assert f'href="{signup}"' not in Client().get("/").content.decode()
+
+
+def test_the_enter_block_is_for_a_member_and_an_open_tournament(db: None) -> None:
+    organiser = make_user("host", organiser=True)
+    cup = make_tournament(organiser, name="Open cup")
+    draft = make_tournament(organiser, open_it=False, name="Draft cup")
+    member = Client()
+    member.force_login(make_user("author"))
+    url = reverse("tournaments:tournament-detail", args=[cup.pk])
+    assert 'id="tournament-enter"' not in Client().get(url).content.decode()
+    shown = member.get(url).content.decode()
+    assert 'id="tournament-enter"' in shown
+    assert "until the organiser starts the tournament" in shown  # no deadline set
+    assert "You have no ready Hearts" in shown
+    services.tournament_open(tournament=draft)
+    services.tournament_cancel(tournament=draft)
+    gone = member.get(reverse("tournaments:tournament-detail", args=[draft.pk]))
+    assert 'id="tournament-enter"' not in gone.content.decode()

@@ -341,11 +341,11 @@ def test_the_entry_form_lists_only_what_may_enter(world: MembersWorld) -> None:
     response = client.post(url, {"version": ready_version(world.bot).pk})
     assert response.status_code == 302
     assert Entry.objects.filter(tournament=world.open, version__bot=world.bot).exists()
+    # One entry per author: the form offers nothing more, and says why.
     again = client.get(url).content.decode()
-    assert (
-        "You have no ready Hearts family (Dame de pique, les cœurs) version that is not entered "
-        "yet" in again
-    )
+    assert "one entry per author" in again
+    assert f"You have entered <strong>{ready_version(world.bot).label}</strong>" in again
+    assert 'id="id_version"' not in again
 
 
 def test_withdraw_before_the_start_and_not_after_the_end(world: MembersWorld) -> None:

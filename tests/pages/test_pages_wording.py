@@ -112,7 +112,14 @@ def test_the_organiser_page_names_the_game_and_counts_tables_of_a_total(
 def test_a_validation_report_gives_decision_times_in_milliseconds() -> None:
     version = BotVersion(
         status=BotVersion.Status.READY,
-        report={"ok": True, "reason": "played cleanly", "mean_time": 0.000214, "p99_time": 0.0021},
+        report={
+            "ok": True,
+            "reason": "played cleanly",
+            "game": "hearts",
+            "decisions": 26,
+            "mean_time": 0.000214,
+            "p99_time": 0.0021,
+        },
     )
     html = render_to_string("members/includes/version_status.html", {"version": version})
     # As the table pages ("Mean (ms)"), not "mean 0.000214 s".

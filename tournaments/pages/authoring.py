@@ -100,10 +100,11 @@ def tournament_enter(request: HttpRequest, pk: int) -> HttpResponse:
         if entry is not None:
             messages.success(request, f"{entry.version.label} is entered in {tournament.name}.")
             return redirect("tournaments:tournament-detail", tournament.pk)
+    enter = member_selectors.entry_offer(user=request.user, tournament=tournament)
     return render(
         request,
         "members/enter.html",
-        {"tournament": tournament, "form": form, "nav_section": "account"},
+        {"tournament": tournament, "enter": enter, "form": form, "nav_section": "account"},
     )
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django import forms
+from django.contrib.auth import password_validation
 from django.contrib.auth.forms import AuthenticationForm
 
 from api import accounts
@@ -57,6 +58,9 @@ class SignupForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.request = request
         self.issued: accounts.IssuedToken | None = None
+        # The password's rules are said before a submit, not only in the refusal after one.
+        rules = password_validation.password_validators_help_texts()
+        self.fields["password"].help_text = " ".join(rules)
 
     def clean(self) -> dict[str, Any]:
         cleaned: dict[str, Any] = super().clean() or {}

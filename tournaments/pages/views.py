@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_safe
 from django_htmx.http import HttpResponseStopPolling
 
-from tournaments import page_selectors
+from tournaments import member_selectors, page_selectors
 from tournaments.page_selectors.docs import guide_html
 
 # The guides served under /docs/, by slug: (file in docs/, title, who it is for).
@@ -84,8 +84,11 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     page = page_selectors.tournament_page(
         tournament_id=pk, user=request.user, page=request.GET.get("page")
     )
+    enter = member_selectors.entry_offer(user=request.user, tournament=page.tournament)
     return render(
-        request, "pages/tournament_detail.html", {"page": page, "nav_section": "tournaments"}
+        request,
+        "pages/tournament_detail.html",
+        {"page": page, "enter": enter, "nav_section": "tournaments"},
     )
 
 
