@@ -330,6 +330,14 @@ or order by these (nothing can be learnt by asking yes-or-no questions about the
 them on a row only when :func:`hidden_fields` leaves them out."""
 
 
+SECRET_ROWS: frozenset[type[models.Model]] = frozenset({Deal, DealReplay, Trick, Decision, Fault})
+"""The models whose every row is secret until its table may be shown (a deal and what hangs off
+it, a fault): whether one exists at all tells something (which entries faulted at a table in
+play). Nothing may reach them through a relation (a filter ``faults__isnull``, or
+``faults__id__gt`` to bisect): only a list of their own rows that leaves out those not shown
+yet (:func:`tables_shown_to_q`)."""
+
+
 def _table_of(obj: models.Model) -> Table | None:
     if isinstance(obj, Table):
         return obj

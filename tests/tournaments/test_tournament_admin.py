@@ -168,6 +168,38 @@ def test_a_running_tournaments_seed_cannot_be_probed_by_filters(staff: Client) -
         assert staff.get(_changelist(model), probe).status_code == 400, (model, probe)
 
 
+def test_the_rows_of_a_hidden_table_cannot_be_reached_through_a_relation(staff: Client) -> None:
+    """A fault, a deal, a trick, a decision is secret as a whole until its table is shown:
+    no filter may even ask whether one exists (which entries faulted at a table in play),
+    however it gets there."""
+    tournament, (table, _) = _running(duplicate=True)
+    services.table_run(table_id=table.pk, worker="test", token="test-1")
+    seat = Seat.objects.filter(table=table, entry__isnull=False).first()
+    assert seat is not None
+    fault = Fault.objects.create(table=table, seat=seat.position, entry=seat.entry, kind="timeout")
+    probes = [
+        (Entry, {"faults__isnull": "False"}),
+        (Entry, {"faults__id__gt": str(fault.pk - 1)}),
+        (Entry, {"faults__id": str(fault.pk)}),
+        (Entry, {"faults__kind": "timeout"}),
+        (Entry, {"seats__table__deals__isnull": "False"}),
+        (Table, {"deals__isnull": "False"}),
+        (Table, {"fault_set__id__gt": "0"}),
+        (BotVersion, {"entries__faults__isnull": "False"}),
+        (Tournament, {"tables__fault_set__isnull": "False"}),
+    ]
+    for model, probe in probes:
+        assert staff.get(_changelist(model), probe).status_code == 400, (model, probe)
+    # Once the round is over, the same filter is still refused: the answer never depends on
+    # what is hidden.
+    services.tournament_run_here(tournament=tournament)
+    assert staff.get(_changelist(Entry), {"faults__isnull": "False"}).status_code == 400
+    assert lookup_touches_secret(Entry, "faults__isnull")
+    assert lookup_touches_secret(Fault, "table__deals__isnull", own_fields_shown=True)
+    assert not lookup_touches_secret(Fault, "kind", own_fields_shown=True)
+    assert not lookup_touches_secret(Entry, "tournament__status")
+
+
 def test_a_tables_deal_seed_is_not_shown_before_its_deals(staff: Client) -> None:
     tournament, (table, _) = _running()
     page = staff.get(_change(table))

@@ -7,7 +7,8 @@ Staff see nothing secret before it may be shown, as everyone else (``tournaments
 decides): a field of ``visibility.SECRET_FIELDS`` (a tournament's seed, a table's deal seed
 and summary, a seat's results and bot log, everything of a deal, its tricks, decisions and
 faults) is never a filter, a search or an ordering (``lookup_allowed`` refuses it: a yes or
-no per request would reveal it bit by bit), and a row shows it only once
+no per request would reveal it bit by bit), nor is a relation to a model of
+``visibility.SECRET_ROWS`` (whether an entry has faults), and a row shows it only once
 ``visibility.hidden_fields`` leaves it out. Deals and faults are listed once their table may
 be shown, not before.
 """

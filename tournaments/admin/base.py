@@ -66,14 +66,18 @@ def lookup_touches_secret(
     model: type[models.Model], lookup: str, *, own_fields_shown: bool = False
 ) -> bool:
     """Whether the ORM path ``lookup`` (a filter, a search or an ordering, from ``model``)
-    reads a field of ``visibility.SECRET_FIELDS`` on its way; with ``own_fields_shown``, the
-    first model's own fields do not count (its admin lists only rows that may be shown).
+    reads a field of ``visibility.SECRET_FIELDS`` on its way, or goes through a relation to
+    a model of ``visibility.SECRET_ROWS`` (whose rows' existence is secret); with
+    ``own_fields_shown``, the first model's own fields do not count (its admin lists only
+    rows that may be shown).
 
-    >>> from tournaments.models import Table, Tournament
+    >>> from tournaments.models import Entry, Table, Tournament
     >>> lookup_touches_secret(Tournament, "seed__startswith")
     True
     >>> lookup_touches_secret(Table, "-tournament__seed"), lookup_touches_secret(Table, "number")
     (True, False)
+    >>> lookup_touches_secret(Entry, "faults__isnull"), lookup_touches_secret(Entry, "faults__id")
+    (True, True)
     """
     for depth, part in enumerate(lookup.lstrip("-?").split(LOOKUP_SEP)):
         try:
@@ -87,6 +91,8 @@ def lookup_touches_secret(
         related = field.related_model
         if not field.is_relation or not isinstance(related, type):
             return False
+        if related in visibility.SECRET_ROWS:
+            return True
         model = related
     return False
 
