@@ -99,6 +99,21 @@ if PRODUCTION and not ALLOWED_HOSTS:
     _refusals.append("ALLOWED_HOSTS is not set: name the host names the service answers to")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# HTTPS (README, "Settings"; docs/operations.md, "HTTPS"): on by default in production. Cookies
+# only over HTTPS, plain HTTP redirected (but /healthz, which load balancers ask over HTTP),
+# browsers told to use HTTPS only (HSTS); behind a proxy ending TLS, its X-Forwarded-Proto says
+# the request came over HTTPS (the proxy must set it, overwriting what a client sent).
+TAPIS_TLS = env_bool("TAPIS_TLS", default=PRODUCTION)
+_hsts_seconds = env_str("TAPIS_HSTS_SECONDS", str(365 * 24 * 3600) if TAPIS_TLS else "0")
+if not _hsts_seconds.isdigit():
+    raise ImproperlyConfigured(f"TAPIS_HSTS_SECONDS={_hsts_seconds!r}: expected 0, 1, 2...")
+TAPIS_PROXY_TLS = env_bool("TAPIS_PROXY_TLS", default=TAPIS_TLS)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = TAPIS_TLS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_HSTS_SECONDS = int(_hsts_seconds)
+if TAPIS_PROXY_TLS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",

@@ -69,6 +69,15 @@ def test_tapis_services_set_only_variables_the_settings_read(compose: dict[str, 
         assert environment["CELERY_BROKER_URL"].startswith("redis://redis:6379/")
 
 
+def test_compose_serves_plain_http_without_https_settings(compose: dict[str, Any]) -> None:
+    """Its web process is reached over plain HTTP on port 8000 (no proxy ending TLS): HTTPS
+    settings, on by default in production, would redirect every request and keep cookies
+    from the browser."""
+    environment = environment_of(compose["services"]["web"])
+    assert interpolate(environment["TAPIS_TLS"], {}) == "0"
+    assert interpolate(environment["TAPIS_TLS"], {"TAPIS_TLS": "1"}) == "1"
+
+
 def test_tapis_services_share_one_configuration(compose: dict[str, Any]) -> None:
     environments = [environment_of(compose["services"][name]) for name in TAPIS_SERVICES]
     assert environments[0] == environments[1] == environments[2]

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -225,6 +226,86 @@ def test_env_list_and_str(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_list("TAPIS_TEST_LIST", ["x"]) == ["x"]
     monkeypatch.setenv("TAPIS_TEST_STR", "  ")
     assert env_str("TAPIS_TEST_STR", "default") == "default"
+
+
+HTTPS_WARNINGS = ("security.W004", "security.W008", "security.W012", "security.W016")
+
+
+def check_deploy(environment: dict[str, str]) -> str:
+    completed = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=BASE_DIR,
+        env=clean_environment(environment),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout + completed.stderr
+
+
+def test_production_is_https_by_default() -> None:
+    """HSTS, the redirect to HTTPS and HTTPS-only cookies: check --deploy warns of none."""
+    report = check_deploy(PRODUCTION)
+    for warning in HTTPS_WARNINGS:
+        assert warning not in report, report
+    values = dump_settings(
+        PRODUCTION,
+        "SESSION_COOKIE_SECURE",
+        "CSRF_COOKIE_SECURE",
+        "SECURE_SSL_REDIRECT",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_PROXY_SSL_HEADER",
+    )
+    assert values == {
+        "SESSION_COOKIE_SECURE": "True",
+        "CSRF_COOKIE_SECURE": "True",
+        "SECURE_SSL_REDIRECT": "True",
+        "SECURE_HSTS_SECONDS": str(365 * 24 * 3600),
+        "SECURE_PROXY_SSL_HEADER": "('HTTP_X_FORWARDED_PROTO', 'https')",
+    }
+
+
+def test_https_is_off_in_the_demo_and_where_production_says_so() -> None:
+    names = ("SESSION_COOKIE_SECURE", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS")
+    off = {
+        "SESSION_COOKIE_SECURE": "False",
+        "SECURE_SSL_REDIRECT": "False",
+        "SECURE_HSTS_SECONDS": "0",
+    }
+    assert dump_settings({}, *names) == off
+    assert dump_settings({**PRODUCTION, "TAPIS_TLS": "0"}, *names) == off
+    report = check_deploy({**PRODUCTION, "TAPIS_TLS": "0"})
+    for warning in HTTPS_WARNINGS:
+        assert warning in report, report
+    # TLS ended by gunicorn itself: no proxy header trusted; HSTS for a shorter time.
+    values = dump_settings(
+        {**PRODUCTION, "TAPIS_PROXY_TLS": "0", "TAPIS_HSTS_SECONDS": "3600"},
+        "SECURE_PROXY_SSL_HEADER",
+        "SECURE_HSTS_SECONDS",
+        "SECURE_SSL_REDIRECT",
+    )
+    assert values == {
+        "SECURE_PROXY_SSL_HEADER": "None",
+        "SECURE_HSTS_SECONDS": "3600",
+        "SECURE_SSL_REDIRECT": "True",
+    }
+    completed = run_django({**PRODUCTION, "TAPIS_HSTS_SECONDS": "a year"}, "")
+    assert "TAPIS_HSTS_SECONDS='a year'" in completed.stderr
+
+
+def test_plain_http_is_redirected_but_the_health_check(settings: Any) -> None:
+    from django.test import Client
+
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    client = Client()
+    redirected = client.get("/api/v1/games/")
+    assert redirected.status_code == 301
+    assert redirected["Location"] == "https://testserver/api/v1/games/"
+    assert client.get("/api/v1/games/", HTTP_X_FORWARDED_PROTO="https").status_code == 200
+    assert client.get("/healthz").status_code != 301
 
 
 def test_readme_documents_every_variable_the_settings_read() -> None:
