@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 import games
 from games.base import JSON, Action
 from judge import bots as builtins
+from judge.clock import Stopwatch
 from judge.cpus import pinned
 from judge.faults import Fault, FaultKind, clip
 from judge.launchers import runtimes
@@ -166,6 +167,7 @@ class _SeatState:
         "spec",
         "started",
         "times",
+        "watch",
     )
 
     def __init__(self, index: int, spec: BotSpec, bank: float) -> None:
@@ -175,6 +177,7 @@ class _SeatState:
         self.driver: BuiltinSeat | ProcessSeat | None = None
         self.process: BotProcess | ForkedBot | None = None
         self.started = 0.0
+        self.watch: Stopwatch | None = None  # the charge of its start-up
         self.decisions = 0  # every decision of the seat, replacement included
         self.times: list[float] = []  # the bot's own decisions
         self.faults = 0
@@ -284,6 +287,7 @@ class _Table:
         self.replacement = replacement
         self.on_progress = on_progress
         self.seats = [_SeatState(i, spec, limits.bank) for i, spec in enumerate(specs)]
+        self.cpus = len(os.sched_getaffinity(0))  # the table's: its bots' CPUs
         self.faults: list[Fault] = []
         self.deal_faults: dict[int, list[JSON]] = {}
         self.prepared: list[Path] = []
@@ -350,6 +354,7 @@ class _Table:
             self.replace(state)
             return
         state.process = process
+        state.watch = self.stopwatch(process, state.started)
         try:
             driver = ProcessSeat(
                 process, line_cap=self.limits.line_bytes, log_cap=self.limits.log_bytes
@@ -362,6 +367,11 @@ class _Table:
             return
         state.driver = driver
         driver.hello(self.hello(state.index))
+
+    def stopwatch(self, process: BotProcess | ForkedBot, started: float | None = None) -> Stopwatch:
+        """The charge of a bot from now (or ``started``): its CPU, not its waits for one, where
+        its sandbox accounts them (judge/clock.py); else the wall clock."""
+        return Stopwatch(process.cpu_reading, cpus=self.cpus, started=started)
 
     @functools.cached_property
     def bots_sdk_dir(self) -> Path | None:
@@ -414,15 +424,27 @@ class _Table:
             if state.spec.path is not None:
                 self.spawn(state, forked.get(state.index))
         for state in self.seats:
-            driver = state.driver
+            driver, watch, startup = state.driver, state.watch, self.limits.startup
             if isinstance(driver, ProcessSeat) and state.replaced_by is None:
+                assert watch is not None
                 try:
-                    driver.await_ready(state.started + self.limits.startup)
+                    driver.await_ready(0.0, functools.partial(watch.remaining, startup))
                 except ProtocolFault as fault:
                     self.fault(state, fault.kind, None, None, fault.detail)
                     self.replace(state)
                     continue
                 state.name = driver.name
+                self.freeze(state)  # until it is asked
+
+    def freeze(self, state: _SeatState) -> None:
+        """Stop a seat's bot while the others play: nothing it does then takes a CPU from them
+        (docs/sandbox.md, "CPU"); it is thawed when asked, and for the end of the table."""
+        if state.process is not None:
+            state.process.freeze()
+
+    def thaw(self, state: _SeatState) -> None:
+        if state.process is not None:
+            state.process.thaw()
 
     def fault(
         self,
@@ -482,15 +504,18 @@ class _Table:
         action: Action = None
         fault: ProtocolFault | None = None
         if isinstance(driver, ProcessSeat):
-            bank = state.bank
-            started = time.perf_counter()
+            bank, allowed = state.bank, limits.decision + state.bank
+            assert state.process is not None
+            watch = self.stopwatch(state.process)
+            self.thaw(state)
             try:
                 action = driver.ask(
-                    request_id, deal, obs, legal, bank, started + limits.decision + bank
+                    request_id, deal, obs, legal, bank, 0.0, lambda: watch.remaining(allowed)
                 )
             except ProtocolFault as exc:
                 fault = exc
-            elapsed = time.perf_counter() - started
+            elapsed = watch.charged()
+            self.freeze(state)
             if elapsed > limits.decision:
                 state.bank = max(0.0, bank - (elapsed - limits.decision))
         else:
@@ -584,6 +609,7 @@ class _Table:
         for state in self.seats:
             driver = state.driver
             if isinstance(driver, ProcessSeat):
+                self.thaw(state)
                 driver.notify_lines(lines)
             elif driver is not None:
                 driver.notify(message)

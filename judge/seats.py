@@ -15,7 +15,7 @@ import os
 import select
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from games.base import JSON, Action
@@ -35,6 +35,7 @@ from judge.protocol import (
 )
 
 READ_CHUNK = 64 * 1024
+Left = Callable[[], float]  # seconds left to wait (<= 0: none)
 LOG_CUT_NOTE = "\n[tapis: log cut at {cap} bytes; {dropped} more bytes dropped]\n"
 
 
@@ -223,15 +224,15 @@ class ProcessSeat:
             elif fd == self._in:
                 self._write_some()
 
-    def _send(self, data: bytes, deadline: float | None) -> None:
-        """Queue ``data`` for the bot's stdin and write what the pipe takes; with a deadline,
-        keep at it (serving the other pipes) until all is written or the deadline passes."""
+    def _send(self, data: bytes, left: Left | None) -> None:
+        """Queue ``data`` for the bot's stdin and write what the pipe takes; with ``left``,
+        keep at it (serving the other pipes) until all is written or no time is left."""
         self._pending += data
         self._write_some()
-        if deadline is None:
+        if left is None:
             return
         while self._pending and not self.broken:
-            remaining = deadline - time.perf_counter()
+            remaining = left()
             if remaining <= 0:
                 return
             self._pump(remaining)
@@ -285,14 +286,16 @@ class ProcessSeat:
         """Send ``hello`` (the answer is read by :meth:`await_ready`)."""
         self._send(encode(message), None)
 
-    def await_ready(self, deadline: float) -> None:
-        """Wait for ``ready`` until ``deadline``; sets :attr:`name`."""
+    def await_ready(self, deadline: float, left: Left | None = None) -> None:
+        """Wait for ``ready`` until ``deadline`` (or while ``left()`` is positive: the time
+        left by the bot's charge, judge/clock.py); sets :attr:`name`."""
+        left = left if left is not None else _until(deadline)
         while True:
             line = self._lines.next_line()
             if line is None:
                 if self.out_closed or self.broken:
                     raise self._crash()
-                remaining = deadline - time.perf_counter()
+                remaining = left()
                 if remaining <= 0:
                     raise ProtocolFault(FaultKind.TIMEOUT, "no ready within the start-up limit")
                 self._pump(remaining)
@@ -311,17 +314,20 @@ class ProcessSeat:
         legal_actions: list[Action],
         bank: float,
         deadline: float,
+        left: Left | None = None,
     ) -> Action:
-        """Send ``act`` and return the bot's action (not yet checked against the rules).
+        """Send ``act`` and return the bot's action (not yet checked against the rules), within
+        ``deadline`` (or while ``left()`` is positive: judge/clock.py).
 
         The observation goes out with its append-only lists as deltas (ObservationDeltas):
         once :meth:`_send` has queued the line, the bot receives all of it or dies."""
+        left = left if left is not None else _until(deadline)
         if self._lines.has_line() or not self.out_closed:
             self._drain_unasked()
         if self.out_closed or self.broken:
             raise self._crash()
         wire = self._deltas.wire(deal, observation)
-        self._send(act_line(request_id, deal, wire, legal_actions, bank), deadline)
+        self._send(act_line(request_id, deal, wire, legal_actions, bank), left)
         if self.broken:
             raise self._crash()
         if self._pending:
@@ -333,7 +339,7 @@ class ProcessSeat:
             if line is None:
                 if self.out_closed:
                     raise self._crash()
-                remaining = deadline - time.perf_counter()
+                remaining = left()
                 if remaining <= 0:
                     self._stale.add(request_id)
                     raise ProtocolFault(FaultKind.TIMEOUT, "no answer within the time allowed")
@@ -415,6 +421,10 @@ class ProcessSeat:
         if self._log_dropped:
             text += LOG_CUT_NOTE.format(cap=self._log_cap, dropped=self._log_dropped)
         return text
+
+
+def _until(deadline: float) -> Left:
+    return lambda: deadline - time.perf_counter()
 
 
 def ended(status: int) -> str:

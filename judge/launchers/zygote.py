@@ -201,6 +201,11 @@ class Zygote:
         ours = [pipes[0][1], pipes[1][0], pipes[2][0]]
         where = ",".join(map(str, sorted(cpus))) if cpus else "-"
         try:
+            if cpus:  # the zygote's cpuset follows its tables
+                try:
+                    self.process.set_cpus(cpus)
+                except OSError as exc:
+                    raise ZygoteError(f"cannot move the zygote to CPUs {where}: {exc}") from exc
             command = f"fork {where} {self.entry}".encode()
             socket.send_fds(self.control, [command], theirs)
             answer, pidfds = self._receive(time.perf_counter() + _ANSWER_TIMEOUT, fds=1)
@@ -320,6 +325,19 @@ class ForkedBot:
             raise subprocess.TimeoutExpired(f"bot pid {self.pid}", timeout or 0.0)
         return status
 
+    def freeze(self) -> None:
+        """Stop the bot (and its zygote: one cgroup) until :meth:`thaw`."""
+        if not self._killed:
+            self.zygote.process.freeze()
+
+    def thaw(self) -> None:
+        if not self._killed:
+            self.zygote.process.thaw()
+
+    def cpu_reading(self) -> tuple[float, float] | None:
+        """The zygote's cgroup's (its two processes wait, blocked, while the bot plays)."""
+        return self.zygote.process.cpu_reading()
+
     def kill(self) -> None:
         """Kill the bot (and, through the zygote's clean, what it left), close the pipes and
         give the zygote back to the pool. Idempotent."""
@@ -330,6 +348,7 @@ class ForkedBot:
             if self._pidfd is not None:
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+                self.zygote.process.thaw()  # a frozen process dies only once thawed
                 gone = wait_readable(self._pidfd, _ANSWER_TIMEOUT)
                 os.close(self._pidfd)
                 self._pidfd = None

@@ -14,18 +14,17 @@ cgroups are made (:class:`CgroupParents`, found by :func:`cgroup_parents`):
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import errno
 import functools
 import logging
 import os
 import re
-import signal
+import subprocess
+import sys
 import threading
-import time
 from pathlib import Path
 
+from judge.sandbox import _reaper
 from judge.sandbox.limits import KILL_TIMEOUT, SandboxError, SandboxLimits
 
 log = logging.getLogger(__name__)
@@ -70,17 +69,27 @@ V1 = CgroupVersion(
 @dataclasses.dataclass(frozen=True, slots=True)
 class CgroupParents:
     """Where each sandbox gets its cgroups: ``memory`` (cgroup v2: the one directory, which
-    also has ``pids``) and, in cgroup v1, ``pids`` in the pids hierarchy (None: not usable,
-    ``RLIMIT_NPROC`` alone bounds the processes)."""
+    also has ``pids`` and the CPU controllers) and, in cgroup v1, ``pids`` in the pids
+    hierarchy (None: not usable, ``RLIMIT_NPROC`` alone bounds the processes); the CPU's:
+    ``freezer`` (a bot waiting for its turn is frozen), ``cpuacct`` (its CPU time), ``cpu``
+    (a CPU share of its own) and ``cpuset`` (the table's CPUs, which it cannot widen), each
+    None where the host does not offer it (docs/sandbox.md, "CPU")."""
 
     version: CgroupVersion
     memory: Path
     pids: Path | None
+    freezer: Path | None = None
+    cpuacct: Path | None = None
+    cpu: Path | None = None
+    cpuset: Path | None = None
 
     def __str__(self) -> str:
-        if self.pids is not None and self.pids != self.memory:
-            return f"{self.memory}, {self.pids}"
-        return str(self.memory)
+        return ", ".join(str(p) for p in self.all())
+
+    def all(self) -> list[Path]:
+        """Every parent folder, once each."""
+        parents = (self.memory, self.pids, self.freezer, self.cpuacct, self.cpu, self.cpuset)
+        return list(dict.fromkeys(p for p in parents if p is not None))
 
 
 class _Cgroup:
@@ -88,12 +97,22 @@ class _Cgroup:
 
     _counter = 0
     _counter_lock = threading.Lock()
-    _swept_by = 0  # the pid of the process that swept the stale cgroups (a fork sweeps anew)
+    _guarded_by = 0  # the pid of the process that swept and has a guardian (a fork: anew)
+    _guardian: subprocess.Popen[bytes] | None = None
 
-    def __init__(self, version: CgroupVersion, memory: Path, pids: Path | None) -> None:
-        self.version = version
-        self.path = memory  # the directory with the memory controller
-        self.folders = tuple(dict.fromkeys(p for p in (memory, pids) if p is not None))
+    def __init__(self, parents: CgroupParents, name: str) -> None:
+        self.version = parents.version
+        self.path = parents.memory / name  # the directory with the memory controller
+
+        def child(parent: Path | None) -> Path | None:
+            return parent / name if parent is not None else None
+
+        self.pids = child(parents.pids)
+        self.freezer = child(parents.freezer)
+        self.cpuacct = child(parents.cpuacct)
+        self.cpuset = child(parents.cpuset)
+        self.folders = tuple(parent / name for parent in parents.all())
+        self.frozen = False
 
     @classmethod
     def create(cls, limits: SandboxLimits) -> _Cgroup | None:
@@ -101,27 +120,34 @@ class _Cgroup:
         if parents is None:
             return None
         with cls._counter_lock:
-            if cls._swept_by != os.getpid():
-                cls._swept_by = os.getpid()
-                sweep_stale_cgroups(parents, own=True)
+            if cls._guarded_by != os.getpid():
+                cls._guarded_by = os.getpid()
+                sweep_stale_cgroups(parents)
+                cls._guardian = _start_guardian(parents)
             cls._counter += 1
-            name = f"{_prefix(os.getpid())}{cls._counter}"
-        pids = parents.pids / name if parents.pids is not None else None
-        cgroup = cls(parents.version, parents.memory / name, pids)
-        version = cgroup.version
+            name = f"{_own_prefix()}{cls._counter}"
+        cgroup = cls(parents, name)
         try:
-            for folder in cgroup.folders:
-                folder.mkdir()
-            cgroup._write(cgroup.path, version.memory_limit, str(limits.memory_bytes))
-            if (cgroup.path / version.swap_limit).exists():
-                swap = version.swap_value(limits.memory_bytes)
-                cgroup._write(cgroup.path, version.swap_limit, swap)
-            if pids is not None:
-                cgroup._write(pids, "pids.max", str(limits.max_processes))
+            cgroup._set_up(limits, parents)
         except OSError as exc:
             cgroup.remove()
             raise SandboxError(f"cannot set up the cgroup {cgroup.path}: {exc}") from exc
         return cgroup
+
+    def _set_up(self, limits: SandboxLimits, parents: CgroupParents) -> None:
+        version = self.version
+        for folder in self.folders:
+            folder.mkdir()
+        self._write(self.path, version.memory_limit, str(limits.memory_bytes))
+        if (self.path / version.swap_limit).exists():
+            self._write(self.path, version.swap_limit, version.swap_value(limits.memory_bytes))
+        if self.pids is not None:
+            self._write(self.pids, "pids.max", str(limits.max_processes))
+        if self.cpuset is not None and parents.cpuset is not None:
+            if (parents.cpuset / "cpuset.mems").exists():  # v1: empty until set
+                mems = (parents.cpuset / "cpuset.mems").read_text().strip()
+                self._write(self.cpuset, "cpuset.mems", mems)
+            self.set_cpus(os.sched_getaffinity(0))  # the table's (the judge's own)
 
     @staticmethod
     def _write(folder: Path, name: str, value: str) -> None:
@@ -135,43 +161,71 @@ class _Cgroup:
             except OSError as exc:
                 raise SandboxError(f"cannot move the sandbox into {folder}: {exc}") from exc
 
-    def kill(self) -> None:
-        """Kill every process left in the cgroups: with ``cgroup.kill`` (v2), else one by one
-        through a pidfd of each listed process that is still listed once the pidfd is open
-        (so a pid reused outside is never signalled)."""
-        for folder in self.folders:
-            if self.version.kill and (folder / self.version.kill).exists():
-                with contextlib.suppress(OSError):
-                    self._write(folder, self.version.kill, "1")
+    def set_cpus(self, cpus: set[int] | frozenset[int]) -> None:
+        """Let the sandbox run on ``cpus`` only; its processes cannot widen it
+        (``sched_setaffinity``). Nothing without a cpuset cgroup."""
+        if self.cpuset is not None and cpus:
+            self._write(self.cpuset, "cpuset.cpus", ",".join(map(str, sorted(cpus))))
+
+    def freeze(self) -> None:
+        """Stop every process of the sandbox until :meth:`thaw` (nothing without a freezer)."""
+        if self.freezer is not None and not self.frozen:
+            _reaper.set_frozen(self.freezer, True)
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.freezer is not None and self.frozen:
+            _reaper.set_frozen(self.freezer, False)
+            self.frozen = False
+
+    def cpu_reading(self) -> tuple[float, float] | None:
+        """(seconds its threads have waited for a CPU, seconds of CPU it has used) so far, or
+        None without a CPU accounting cgroup. The wait is the sum of each thread's
+        ``run_delay`` (/proc/TID/schedstat) over the threads now in the sandbox."""
+        folder = self.cpuacct
+        if folder is None:
+            return None
+        try:
+            if self.version is V1:
+                cpu = int(self._read(folder, "cpuacct.usage")) / 1e9
+                tids = self._read(folder, "tasks").split()
+            else:
+                stat = self._read(folder, "cpu.stat").split()
+                cpu = int(stat[stat.index("usage_usec") + 1]) / 1e6
+                tids = self._read(folder, "cgroup.threads").split()
+        except (OSError, ValueError, IndexError):
+            return None
+        waited = 0
+        for tid in tids:
+            try:
+                with open(f"/proc/{tid}/schedstat", "rb") as schedstat:
+                    waited += int(schedstat.read().split()[1])
+            except (OSError, ValueError, IndexError):  # a thread gone meanwhile
                 continue
-            for pid in _procs(folder):
-                try:
-                    pidfd = os.pidfd_open(pid)
-                except OSError:  # gone already
-                    continue
-                try:
-                    if pid in _procs(folder):
-                        with contextlib.suppress(ProcessLookupError):
-                            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-                finally:
-                    os.close(pidfd)
+        return waited / 1e9, cpu
+
+    @staticmethod
+    def _read(folder: Path, name: str) -> str:
+        with open(folder / name) as file:
+            return file.read()
+
+    def kill(self) -> None:
+        """Kill every process left in the cgroups (``cgroup.kill`` in v2, else one by one
+        through a pidfd of each listed process), and thaw them: a frozen process dies only
+        once thawed."""
+        _reaper.kill_procs(self.path)
+        for folder in self.folders[1:]:
+            if _reaper.procs(folder):  # a process of the sandbox is in all its cgroups
+                _reaper.kill_procs(folder)
+        if self.freezer is not None:
+            _reaper.set_frozen(self.freezer, False)
+            self.frozen = False
 
     def remove(self) -> None:
         """Remove the cgroups, waiting while the kernel still counts dying processes in them."""
-        deadline = time.monotonic() + KILL_TIMEOUT
-        for folder in self.folders:
-            while True:
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError as exc:
-                    if exc.errno != errno.EBUSY or time.monotonic() > deadline:
-                        log.warning("cannot remove the cgroup %s: %s", folder, exc)
-                        break
-                    self.kill()
-                    time.sleep(0.01)
+        for folder, exc in _reaper.end(list(self.folders), KILL_TIMEOUT):
+            log.warning("cannot remove the cgroup %s: %s", folder, exc)
+        self.frozen = False
 
     def oom_kills(self) -> int:
         """How many processes the kernel has killed in the cgroup at its memory limit."""
@@ -193,9 +247,23 @@ class _Cgroup:
             return None
 
 
-def _prefix(pid: int) -> str:
-    """The start of the names of the cgroups made by process ``pid`` of this pid namespace."""
-    return f"tapis-bot-{_pid_namespace()}-{pid}-"
+def _prefix(pid: int, start: int) -> str:
+    """The start of the names of the cgroups made by process ``pid`` of this pid namespace,
+    which started at ``start`` (clock ticks since boot: a reused pid has another)."""
+    return f"tapis-bot-{_pid_namespace()}-{pid}at{start}-"
+
+
+def _own_prefix() -> str:
+    return _prefix(os.getpid(), _start_time(os.getpid()) or 0)
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (field 22 of /proc/PID/stat), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @functools.cache
@@ -206,48 +274,60 @@ def _pid_namespace() -> int:
         return 0
 
 
-def sweep_stale_cgroups(parents: CgroupParents, *, own: bool = False) -> list[Path]:
-    """Remove the empty cgroups left under ``parents`` by processes of this pid namespace that
-    are gone (a worker killed, or ended by ``os._exit``, with zygotes in its pool), and with
-    ``own`` (before this process makes any) those named for this very process: its pid reused.
-    Returns those removed.
-
-    Each left behind would stay for good, holding kernel memory and one of the host's bounded
-    memory cgroup ids; a process that is still there, or of another pid namespace, keeps its
-    own.
-    """
-    # tapis-bot-PID-N: the names before the pid namespace was in them
-    pattern = re.compile(rf"tapis-bot-(?:{_pid_namespace()}-)?(\d+)-\d+")
-    removed = []
-    for parent in dict.fromkeys(p for p in (parents.memory, parents.pids) if p is not None):
-        try:
-            children = list(parent.iterdir())
-        except OSError:
-            continue
-        for child in children:
-            match = pattern.fullmatch(child.name)
-            pid = int(match.group(1)) if match is not None else 0
-            if not (pid == os.getpid() and own) and not _gone(pid):
-                continue
-            try:
-                child.rmdir()
-            except OSError as exc:  # EBUSY: processes still in it (no bot outlives its judge)
-                log.warning("cannot remove the stale cgroup %s: %s", child, exc)
-                continue
-            removed.append(child)
-    return removed
-
-
-def _gone(pid: int) -> bool:
-    if pid <= 0 or pid == os.getpid():
-        return False
+def _start_guardian(parents: CgroupParents) -> subprocess.Popen[bytes] | None:
+    """The process that ends this judge's cgroups once it is gone, however it ended
+    (judge/sandbox/_reaper.py): out of the judge's process group and session, holding none of
+    its descriptors but a pidfd of it."""
+    pidfd = os.pidfd_open(os.getpid())
+    prefix = _own_prefix()
+    command = [sys.executable, "-S", "-I", _reaper.__file__, str(pidfd), prefix]
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+        return subprocess.Popen(
+            [*command, *map(str, parents.all())],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(pidfd,),
+            start_new_session=True,
+            cwd="/",
+        )
+    except OSError as exc:
+        log.warning("sandbox: no guardian for the cgroups of this judge: %s", exc)
+        return None
+    finally:
+        os.close(pidfd)
+
+
+def sweep_stale_cgroups(parents: CgroupParents) -> list[Path]:
+    """End (kill, thaw, remove) the cgroups left under ``parents`` by judges of this pid
+    namespace that are gone: a judge killed while its guardian was killed too, or before
+    there were guardians. Returns those removed; logs one line in all for those it could not.
+
+    A judge is gone when no process has its pid and start time (so a pid reused is not it);
+    the cgroups of a live process, or of another pid namespace, are never touched.
+    """
+    # tapis-bot-[NS-]PID-N: the names before there were start times in them
+    pattern = re.compile(rf"tapis-bot-(?:{_pid_namespace()}-)?(\d+)(?:at(\d+))?-\d+")
+
+    def stale(name: str) -> bool:
+        match = pattern.fullmatch(name)
+        if match is None:
+            return False
+        pid, start = int(match.group(1)), match.group(2)
+        now = _start_time(pid)
+        if start is None:  # an old name: gone with its pid (never ours: we name anew)
+            return now is None or pid == os.getpid()
+        return now is None or now != int(start)
+
+    removed, failed = [], []
+    for folders in _reaper.by_name(parents.all(), stale).values():
+        problems = _reaper.end(folders, KILL_TIMEOUT)
+        failed += problems
+        removed += [f for f in folders if f not in {folder for folder, _ in problems}]
+    if failed:
+        folder, exc = failed[0]
+        log.warning("cannot remove %d stale cgroups, e.g. %s: %s", len(failed), folder, exc)
+    return removed
 
 
 def out_of_memory(cgroup: _Cgroup | None, before: int = 0) -> str:
@@ -258,13 +338,6 @@ def out_of_memory(cgroup: _Cgroup | None, before: int = 0) -> str:
     limit = cgroup.memory_limit()
     at = f" of {limit // 2**20} MiB" if limit is not None else ""
     return f"killed at its memory limit{at} (out of memory in its {cgroup.version.name})"
-
-
-def _procs(folder: Path) -> list[int]:
-    try:
-        return [int(pid) for pid in (folder / "cgroup.procs").read_text().split()]
-    except (OSError, ValueError):
-        return []
 
 
 def cgroup_parents() -> CgroupParents | None:
@@ -283,9 +356,7 @@ def cgroup_parents() -> CgroupParents | None:
     if configured:
         path = Path(configured)
         if (path / V1.memory_limit).exists():
-            texts = _proc_self()
-            pids = parse_cgroup_v1(*texts, "pids") if texts is not None else None
-            parents, problem = _v1_parents(path, pids)
+            parents, problem = _v1_parents(path, _proc_self())
         else:
             parents, problem = _v2_parents(path)
         if parents is None:
@@ -320,8 +391,7 @@ def detect_cgroup_parents(mountinfo: str, proc_self_cgroup: str) -> CgroupParent
         problems.append(f"cgroup v2 {v2}: {problem}")
     memory = parse_cgroup_v1(mountinfo, proc_self_cgroup, "memory")
     if memory is not None:
-        pids = parse_cgroup_v1(mountinfo, proc_self_cgroup, "pids")
-        parents, problem = _v1_parents(memory, pids)
+        parents, problem = _v1_parents(memory, (mountinfo, proc_self_cgroup))
         if parents is not None:
             return parents
         problems.append(f"cgroup v1 {memory}: {problem}")
@@ -340,18 +410,32 @@ def _v2_parents(path: Path) -> tuple[CgroupParents | None, str]:
         return None, f"controllers {enabled} not enabled in cgroup.subtree_control"
     if not os.access(path, os.W_OK):
         return None, "not writable"
-    return CgroupParents(V2, path, path), ""
+    cpuset = path if "cpuset" in controllers else None
+    cpu = path if "cpu" in controllers else None
+    # cgroup.freeze (Linux 5.2) and cpu.stat are in every cgroup but the root
+    return CgroupParents(V2, path, path, path, path, cpu, cpuset), ""
 
 
-def _v1_parents(memory: Path, pids: Path | None) -> tuple[CgroupParents | None, str]:
+_V1_OTHERS = ("pids", "freezer", "cpuacct", "cpu", "cpuset")  # used beside memory
+
+
+def _v1_parents(memory: Path, texts: tuple[str, str] | None) -> tuple[CgroupParents | None, str]:
+    """The judge's cgroup ``memory`` of the v1 memory hierarchy, with its own cgroups of the
+    other hierarchies (``texts``: its /proc/self/{mountinfo,cgroup}) that are writable."""
     if not (memory / V1.memory_limit).exists():
         return None, f"not a cgroup v1 memory directory (no {V1.memory_limit})"
     if not os.access(memory, os.W_OK):
         return None, "not writable"
-    if pids is not None and not ((pids / "cgroup.procs").exists() and os.access(pids, os.W_OK)):
-        log.info("sandbox: cgroup v1 pids %s is not writable; RLIMIT_NPROC only", pids)
-        pids = None
-    return CgroupParents(V1, memory, pids), ""
+    others: dict[str, Path | None] = {}
+    for controller in _V1_OTHERS:
+        folder = parse_cgroup_v1(*texts, controller) if texts is not None else None
+        if folder is not None and not (
+            (folder / "cgroup.procs").exists() and os.access(folder, os.W_OK)
+        ):
+            log.info("sandbox: cgroup v1 %s %s is not writable; not used", controller, folder)
+            folder = None
+        others[controller] = folder
+    return CgroupParents(V1, memory, **others), ""
 
 
 def parse_cgroup_v2(mountinfo: str, proc_self_cgroup: str) -> Path | None:

@@ -127,6 +127,26 @@ class BotProcess:
         out-of-memory kill in its cgroup (since ``oom_kills_before`` of them), or ''."""
         return out_of_memory(self._cgroup, oom_kills_before)
 
+    def freeze(self) -> None:
+        """Stop the whole sandbox until :meth:`thaw`: a bot that is not deciding takes no CPU
+        from the others (nothing without a freezer cgroup; docs/sandbox.md, "CPU")."""
+        if self._cgroup is not None and not self._killed:
+            self._cgroup.freeze()
+
+    def thaw(self) -> None:
+        if self._cgroup is not None and not self._killed:
+            self._cgroup.thaw()
+
+    def set_cpus(self, cpus: set[int] | frozenset[int]) -> None:
+        """Let the sandbox run on ``cpus`` only, which it cannot widen (a cpuset cgroup)."""
+        if self._cgroup is not None and not self._killed:
+            self._cgroup.set_cpus(cpus)
+
+    def cpu_reading(self) -> tuple[float, float] | None:
+        """(seconds its threads have waited for a CPU, CPU seconds used) so far, or None
+        without CPU accounting (judge/clock.py)."""
+        return self._cgroup.cpu_reading() if self._cgroup is not None else None
+
     def kill(self) -> None:
         """Kill the whole process tree, reap it and close the pipes. Idempotent."""
         with self._lock:
@@ -157,6 +177,8 @@ class BotProcess:
             # process in it; the pidfd becomes readable once they are all gone.
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            if self._cgroup is not None:  # a frozen process dies only once thawed
+                self._cgroup.thaw()
             tree_gone = wait_readable(self._pidfd, KILL_TIMEOUT)
             if self._cgroup is not None:
                 self._cgroup.kill()

@@ -14,9 +14,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -103,11 +106,15 @@ def stand_in(root: Path, mountinfo: str) -> str:
 
 def test_detection_prefers_a_usable_v2_then_v1_then_none(tmp_path: Path) -> None:
     """On stand-in folders (the texts above, mounted under tmp_path): the hybrid layout's v2
-    has no memory controller, so its v1 memory and pids hierarchies are used; a v2 that
-    delegates both is preferred; with neither usable, the rlimits alone apply."""
+    has no memory controller, so its v1 memory and pids hierarchies are used, with its cpu and
+    cpuacct hierarchy; a v2 that delegates both is preferred, with the CPU's (the freezer and
+    cpu.stat are in every cgroup v2); with neither usable, the rlimits alone apply."""
     unified, memory, pids = tmp_path / "unified", tmp_path / "memory", tmp_path / "pids"
+    cpu = tmp_path / "cpu,cpuacct"
     (memory / "process_api" / "685d4e").mkdir(parents=True)
     pids.mkdir()
+    cpu.mkdir()
+    (cpu / "cgroup.procs").write_text("")
     unified.mkdir()
     (unified / "cgroup.subtree_control").write_text("hugetlb\n")
     (memory / "process_api" / "685d4e" / "memory.limit_in_bytes").write_text("0\n")
@@ -115,13 +122,19 @@ def test_detection_prefers_a_usable_v2_then_v1_then_none(tmp_path: Path) -> None
     hybrid = stand_in(tmp_path, HYBRID_MOUNTINFO)
 
     found = detect_cgroup_parents(hybrid, HYBRID_CGROUP)
-    assert found == CgroupParents(V1, memory / "process_api" / "685d4e", pids)
+    own = memory / "process_api" / "685d4e"
+    assert found == CgroupParents(V1, own, pids, cpuacct=cpu, cpu=cpu)
 
     (unified / "cgroup.subtree_control").write_text("memory pids\n")
-    assert detect_cgroup_parents(hybrid, HYBRID_CGROUP) == CgroupParents(V2, unified, unified)
+    found = detect_cgroup_parents(hybrid, HYBRID_CGROUP)
+    assert found == CgroupParents(V2, unified, unified, unified, unified)
+    (unified / "cgroup.subtree_control").write_text("cpuset cpu memory pids\n")
+    found = detect_cgroup_parents(hybrid, HYBRID_CGROUP)
+    assert found == CgroupParents(V2, *[unified] * 6)
 
     (unified / "cgroup.subtree_control").write_text("hugetlb\n")
     (pids / "cgroup.procs").unlink()  # not a pids cgroup: RLIMIT_NPROC only
+    (cpu / "cgroup.procs").unlink()  # nor a CPU one: the wall clock (judge/clock.py)
     found = detect_cgroup_parents(hybrid, HYBRID_CGROUP)
     assert found == CgroupParents(V1, memory / "process_api" / "685d4e", None)
 
@@ -154,9 +167,8 @@ def cgroup(bwrap_works: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cgrou
 def leftovers(parents: CgroupParents) -> set[Path]:
     """The cgroups this process has made under ``parents`` that are still there."""
     found: set[Path] = set()
-    for parent in {parents.memory, parents.pids} - {None}:
-        assert parent is not None
-        found |= set(parent.glob(f"{cgroups._prefix(os.getpid())}*"))
+    for parent in parents.all():
+        found |= set(parent.glob(f"{cgroups._own_prefix()}*"))
     return found
 
 
@@ -173,7 +185,8 @@ def test_detection_on_this_host(cgroup: CgroupParents) -> None:
         (v2 / "cgroup.subtree_control").read_text().split()
     )
     if delegated and os.access(v2, os.W_OK):
-        assert cgroup == CgroupParents(V2, v2, v2)  # type: ignore[arg-type]
+        assert v2 is not None
+        assert (cgroup.version, cgroup.memory, cgroup.pids) == (V2, v2, v2)
     else:
         memory = parse_cgroup_v1(mountinfo, own, "memory")
         assert cgroup.version is V1
@@ -250,30 +263,37 @@ def test_kill_and_remove_end_what_is_left_in_the_cgroups(cgroup: CgroupParents) 
 
 
 def test_the_cgroups_of_processes_gone_are_swept(cgroup: CgroupParents) -> None:
-    """A worker killed with zygotes in its pool leaves their cgroups (empty: the sandboxes died
-    with it); the next process sweeps them before it makes its own, and leaves those of a
-    process still there or of another pid namespace."""
+    """Cgroups left by judges gone (killed with their guardian, or before there were guardians)
+    are removed by the next judge's sweep: named for a pid no process has, or for a pid reused
+    (another start time), or in the older names; those of a process still there (its pid and
+    start time) or of another pid namespace are left."""
     gone = subprocess.Popen(["true"])
     gone.wait()  # its pid is free now
-    stale = cgroups._prefix(gone.pid) + "1"
-    alive = cgroups._prefix(os.getppid()) + "1"
-    elsewhere = f"tapis-bot-1-{gone.pid}-1"  # pid namespace inode 1: not ours
+    parent_start = cgroups._start_time(os.getppid())
+    assert parent_start is not None
+    stale = cgroups._prefix(gone.pid, 12345) + "1"
+    reused = cgroups._prefix(os.getppid(), parent_start + 1) + "1"  # the pid, another process
+    alive = cgroups._prefix(os.getppid(), parent_start) + "1"
+    mine = cgroups._own_prefix() + "999"
+    elsewhere = f"tapis-bot-1-{gone.pid}at1-1"  # pid namespace inode 1: not ours
     legacy = f"tapis-bot-{gone.pid}-2"  # as named before the pid namespace was in the names
-    parents = [p for p in dict.fromkeys((cgroup.memory, cgroup.pids)) if p is not None]
+    legacy_ns = f"tapis-bot-{cgroups._pid_namespace()}-{gone.pid}-3"  # before start times
+    names = (stale, reused, alive, mine, elsewhere, legacy, legacy_ns)
+    parents = cgroup.all()
     for parent in parents:
-        for name in (stale, legacy, alive, elsewhere):
+        for name in names:
             (parent / name).mkdir()
     try:
         removed = cgroups.sweep_stale_cgroups(cgroup)
         # other processes gone (a worker killed by another test) may have left theirs too
-        ours = {parent / n for parent in parents for n in (stale, legacy)}
+        ours = {parent / n for parent in parents for n in (stale, reused, legacy, legacy_ns)}
         assert ours <= set(removed)
-        assert all(path.name not in (alive, elsewhere) for path in removed)
-        assert all((parent / alive).is_dir() for parent in parents)
-        assert all((parent / elsewhere).is_dir() for parent in parents)
+        assert all(path.name not in (alive, mine, elsewhere) for path in removed)
+        for name in (alive, mine, elsewhere):
+            assert all((parent / name).is_dir() for parent in parents)
     finally:
         for parent in parents:
-            for name in (stale, legacy, alive, elsewhere):
+            for name in names:
                 if (parent / name).exists():
                     (parent / name).rmdir()
 
@@ -561,3 +581,112 @@ def test_a_configured_parent_that_is_not_usable_is_an_error(
     assert any(CGROUP_ENV in problem for problem in status.problems), status
     with pytest.raises(SandboxError, match="not a cgroup v2 directory"):
         cgroup_parents()
+
+
+# ----------------------------------------------------------------------------- frozen bots
+
+# A judge with one bot, frozen (as a bot waiting for its turn is); it says where, then waits.
+FROZEN_JUDGE = """\
+import json, sys, time
+from pathlib import Path
+from judge.sandbox import spawn_bot
+from judge.sandbox.cgroups import _Cgroup
+loop = "import time\\nwhile True: time.sleep(0.01)"
+process = spawn_bot(["python3", "-S", "-c", loop], bot_dir=Path(sys.argv[1]))
+process.freeze()
+cgroup, guardian = process._cgroup, _Cgroup._guardian
+assert cgroup is not None and cgroup.freezer is not None and guardian is not None
+where = {"bot": process.sandbox_pid, "guardian": guardian.pid, "freezer": str(cgroup.freezer)}
+print(json.dumps({**where, "folders": [str(f) for f in cgroup.folders]}), flush=True)
+time.sleep(600)
+"""
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def frozen_judge(
+    cgroup: CgroupParents, arena: Path
+) -> Iterator[tuple[subprocess.Popen[str], dict]]:
+    """Another judge process with a frozen bot: (the judge, where its bot and cgroups are)."""
+    bot = arena / "bot"
+    bot.mkdir(mode=0o755)
+    judge = subprocess.Popen(
+        [sys.executable, "-c", FROZEN_JUDGE, str(bot)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert judge.stdout is not None
+        line = judge.stdout.readline()
+        assert line, "the judge did not start its bot"
+        where = json.loads(line)
+        wait_for(lambda: Path(where["freezer"], "freezer.state").read_text().strip() == "FROZEN")
+        yield judge, where
+    finally:
+        judge.kill()
+        judge.wait()
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 60.0) -> None:
+    """Wait until ``condition()`` holds (fails past ``seconds``: it never came)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "never came"
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` is there and not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def all_gone(where: dict) -> bool:
+    return not alive(where["bot"]) and not any(Path(f).exists() for f in where["folders"])
+
+
+def test_a_judge_killed_while_its_bot_is_frozen_leaves_nothing_behind(
+    frozen_judge: tuple[subprocess.Popen[str], dict],
+) -> None:
+    """A frozen process dies of SIGKILL only once thawed: the judge's guardian, which waits on
+    a pidfd of it, thaws, kills and removes its cgroups when it is SIGKILLed."""
+    judge, where = frozen_judge
+    judge.kill()
+    judge.wait()
+    wait_for(lambda: not alive(where["guardian"]))
+    assert all_gone(where)
+
+
+def test_a_frozen_sandbox_of_a_judge_gone_is_swept(
+    frozen_judge: tuple[subprocess.Popen[str], dict], cgroup: CgroupParents
+) -> None:
+    """A judge killed with its guardian leaves its frozen bot and its cgroups; the next
+    judge's sweep kills, thaws and removes them."""
+    judge, where = frozen_judge
+    os.kill(where["guardian"], signal.SIGKILL)
+    wait_for(lambda: not alive(where["guardian"]))
+    judge.kill()
+    judge.wait()
+    assert alive(where["bot"])  # frozen, with its SIGKILL pending
+    assert all(Path(f).is_dir() for f in where["folders"])
+    removed = cgroups.sweep_stale_cgroups(cgroup)
+    assert {Path(f) for f in where["folders"]} <= set(removed)
+    wait_for(lambda: all_gone(where))
+
+
+def test_the_sweep_never_touches_a_live_judges_cgroups(
+    frozen_judge: tuple[subprocess.Popen[str], dict], cgroup: CgroupParents
+) -> None:
+    judge, where = frozen_judge
+    removed = cgroups.sweep_stale_cgroups(cgroup)
+    assert not {Path(f) for f in where["folders"]} & set(removed)
+    assert all(Path(f).is_dir() for f in where["folders"])
+    assert Path(where["freezer"], "freezer.state").read_text().strip() == "FROZEN"
+    assert alive(where["bot"])
+    judge.kill()
+    judge.wait()
+    wait_for(lambda: all_gone(where))
