@@ -25,6 +25,12 @@ It prints figures; it asserts nothing (see DESIGN.md: benchmarks live in bench/)
    judge's round trip, and the bytes of the ``act`` messages: as sent (the append-only lists
    as deltas, docs/protocol.md) against whole observations, recomputed from the replay log.
    The Hearts table's bytes are shown too.
+6. CPU (``--cpu``, or ``--only-cpu``; docs/sandbox.md, "CPU"): what the judge adds to each
+   decision to keep bots from starving each other: the echo bot's round trip in the sandbox,
+   pinned to one core, bare, with a thaw before and a freeze after each, with two CPU readings
+   (the charge's start and end: run_delay of each thread, cpuacct), and with both, as the
+   runner does; then the whisthub table of (3) pinned to one core with the host's cgroups and
+   with ``TAPIS_SANDBOX_CGROUP=none`` (no cgroup at all: the wall clock, no freezing).
 5. Runtimes (``--runtimes``, or ``--only-runtimes``): for the example bot of each runtime
    (docs/examples/), the build's time in the sandbox (no cache), the cold start-up in the
    sandbox (process start to the answer to ``hello``), the decision round trip in the sandbox
@@ -300,6 +306,96 @@ def bench_table(bot_dir: Path, deals: int) -> None:
     )
 
 
+def bench_cpu(bot_dir: Path, count: int, batches: int, deals: int) -> None:
+    """Part (6): the cost of freezing and of the CPU readings per decision, and per table."""
+    from judge.clock import Stopwatch
+    from judge.sandbox.cgroups import CGROUP_ENV
+
+    with pinned({min(os.sched_getaffinity(0))}):
+        process = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot_dir)
+        pipe = Pipe(process.stdin, process.stdout, process.kill)
+        write = pipe.stdin.write
+
+        def bare() -> None:
+            write(REQUEST)
+            pipe.read_line()
+
+        def frozen() -> None:
+            process.thaw()
+            bare()
+            process.freeze()
+
+        def read() -> None:
+            watch = Stopwatch(process.cpu_reading)
+            bare()
+            watch.charged()
+
+        def both() -> None:
+            watch = Stopwatch(process.cpu_reading)
+            process.thaw()
+            bare()
+            watch.charged()
+            process.freeze()
+
+        ways: dict[str, Callable[[], None]] = {
+            "bare": bare,
+            "thaw+freeze": frozen,
+            "2 readings": read,
+            "both": both,
+        }
+        results: dict[str, list[float]] = {name: [] for name in ways}
+        try:
+            pipe.read_line()  # ready
+            if process.cpu_reading() is None:
+                print("  no CPU cgroups on this host: nothing to measure")
+                return
+            for _ in range(batches):
+                for name, way in ways.items():
+                    started = time.perf_counter()
+                    for _ in range(count):
+                        way()
+                    results[name].append((time.perf_counter() - started) / count)
+        finally:
+            process.thaw()
+            pipe.stop()
+    best = {name: min(times) for name, times in results.items()}
+    for name, time_ in best.items():
+        extra = time_ - best["bare"]
+        median = statistics.median(results[name])
+        print(f"  {name:12} {time_ * 1e6:7.2f} us ({median * 1e6:.2f})  +{extra * 1e6:.2f} us")
+    if deals <= 0:
+        return
+    (bot_dir / "main.py").write_text(TABLE_BOT)
+    from judge import run_table
+
+    for label, setting in (("cgroups", None), ("no cgroup", "none")):
+        saved = os.environ.get(CGROUP_ENV)
+        if setting is not None:
+            os.environ[CGROUP_ENV] = setting
+        try:
+            started = time.perf_counter()
+            result = run_table(
+                game="hearts",
+                preset="whisthub",
+                bots=[str(bot_dir / "main.py")] * 4,
+                deals=deals,
+                seed=1,
+                cpu="auto",
+            )
+            elapsed = time.perf_counter() - started
+        finally:
+            if saved is None:
+                os.environ.pop(CGROUP_ENV, None)
+            else:
+                os.environ[CGROUP_ENV] = saved
+        played = len(result.deal_points)
+        mean = statistics.fmean(seat.mean_time for seat in result.seats)
+        print(
+            f"  table, {label:9}  {played / elapsed:6.1f} deals/s, decision as charged: "
+            f"mean {mean * 1e6:.1f} us ({len(result.faults)} faults)"
+        )
+
+
 def act_bytes(log: dict[str, Any]) -> tuple[int, int, int, int]:
     """(acts, bytes as sent, bytes with whole observations, the longest whole ``act``) of
     every ``act`` of a table, recomputed from its replay log."""
@@ -483,6 +579,8 @@ def main() -> int:
     parser.add_argument("--only-dutch", action="store_true", help="part 4 only")
     parser.add_argument("--runtimes", action="store_true", help="part 5 too (builds: minutes)")
     parser.add_argument("--only-runtimes", action="store_true", help="part 5 only")
+    parser.add_argument("--cpu", action="store_true", help="part 6 too")
+    parser.add_argument("--only-cpu", action="store_true", help="part 6 only")
     args = parser.parse_args()
     status = sandbox_status()
     if status.problems:
@@ -499,7 +597,7 @@ def main() -> int:
     print(f"load {os.getloadavg()[0]:.2f}, kernel.sched_autogroup_enabled {_autogroup()}")
     count = 2000 if args.quick else 5000
     batches = 3 if args.quick else 9
-    if args.only_runtimes:
+    if args.only_runtimes or args.only_cpu:
         args.only_dutch = args.skip_table = True
     if not args.only_dutch:
         one_core = {min(os.sched_getaffinity(0))}
@@ -520,6 +618,10 @@ def main() -> int:
                 bench_table(bot_dir, args.deals or (100 if args.quick else 400))
             print("(4) Dutch rounds, 4 sandboxed first-legal bots (SDK), one core")
             bench_dutch(bot_dir, args.rounds or (2 if args.quick else 5))
+    if args.cpu or args.only_cpu:
+        print("(6) CPU: freezing and readings per decision (echo bot, sandbox, one core)")
+        with bot_directory(ECHO_BOT) as bot_dir:
+            bench_cpu(bot_dir, count // 2, batches, args.deals or (50 if args.quick else 200))
     if args.runtimes or args.only_runtimes:
         print("(5) runtimes: the example bots (docs/examples/), tables pinned to one core")
         for runtime in EXAMPLE_SOURCES:

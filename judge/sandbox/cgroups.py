@@ -144,7 +144,7 @@ class _Cgroup:
         if self.pids is not None:
             self._write(self.pids, "pids.max", str(limits.max_processes))
         if self.cpuset is not None and parents.cpuset is not None:
-            if (parents.cpuset / "cpuset.mems").exists():  # v1: empty until set
+            if self.version is V1:  # a v1 cpuset takes no process until its mems are set
                 mems = (parents.cpuset / "cpuset.mems").read_text().strip()
                 self._write(self.cpuset, "cpuset.mems", mems)
             self.set_cpus(os.sched_getaffinity(0))  # the table's (the judge's own)
