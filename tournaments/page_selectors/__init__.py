@@ -123,6 +123,7 @@ from tournaments.page_selectors.tournaments import (
     tournament_list_page,
     tournament_live,
     tournament_page,
+    tournament_page_after,
 )
 
 __all__ = [
@@ -224,6 +225,7 @@ __all__ = [
     "tournament_live",
     "tournament_or_404",
     "tournament_page",
+    "tournament_page_after",
     "visible_tournaments",
     "winners_of",
 ]

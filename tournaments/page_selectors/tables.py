@@ -113,6 +113,7 @@ class TablePage:
     hidden_reason: str
     sheet_page: Page | None = None  # the page of the score sheet shown (SHEET_PAGE_SIZE deals)
     faults_page: Page | None = None  # the page of the faults shown (FAULTS_PAGE_SIZE)
+    live: bool = False  # hidden for now and not failed: the page refreshes itself until shown
 
 
 #: Deals a page of a table's score sheet shows (a table may have 1,000 deals), and faults.
@@ -218,6 +219,7 @@ def table_page(
         hidden_reason="" if shown else visibility.table_hidden_reason(table=table),
         sheet_page=sheet_page,
         faults_page=faults_of,
+        live=not shown and table.status != Table.Status.FAILED,
     )
 
 

@@ -658,6 +658,16 @@ def tournament_live(
     return _live(tournament_or_404(tournament_id, user), user, since=since, page=page)
 
 
+def tournament_page_after(*, live: TournamentLive, since: str | None) -> TournamentPage | None:
+    """The tournament's page anew when its status changed since the version ``since`` a page
+    shows (its first part is the status, :func:`_version`), for the live answer to swap in
+    what follows the status (the status itself, the Enter block, the settings and the seed);
+    None while the status is the same."""
+    if since is None or since.split(":", 1)[0] == live.tournament.status:
+        return None
+    return TournamentPage(tournament=live.tournament, live=live)
+
+
 def seat_label(seat: Seat) -> str:
     """A seat's bot as people read it (:func:`bot_in_words`)."""
     version = seat.entry.version.label if seat.entry is not None else None

@@ -9,6 +9,7 @@ nothing but hidden information answers 403 with the reason (templates/403.html).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -126,7 +127,12 @@ def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if live is None:
         return HttpResponse(status=204)
-    response = render(request, "pages/includes/tournament_live.html", {"live": live, "oob": True})
+    context: dict[str, Any] = {"live": live}
+    page = page_selectors.tournament_page_after(live=live, since=request.GET.get("since"))
+    if page is not None:
+        enter = member_selectors.entry_offer(user=request.user, tournament=page.tournament)
+        context.update(page=page, enter=enter)
+    response = render(request, "pages/includes/tournament_live_answer.html", context)
     if not live.progress.live:
         stop = HttpResponseStopPolling(response.content)
         return stop
