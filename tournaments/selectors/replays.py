@@ -49,9 +49,7 @@ def _takeover(
     say after which deal and decision each was replaced."""
     results = deal.get("judge_seats")
     lines = results if isinstance(results, list) else []
-    line = next(
-        (r for r in lines if isinstance(r, dict) and r.get("seat") == seat["position"]), {}
-    )
+    line = next((r for r in lines if isinstance(r, dict) and r.get("seat") == seat["position"]), {})
     at = line.get("replaced_at")
     if not (isinstance(at, dict) and line.get("replaced_by")):
         return None
