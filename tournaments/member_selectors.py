@@ -351,6 +351,20 @@ class OrganiserPage:
         return self.tournament.status in (Tournament.Status.DRAFT, Tournament.Status.OPEN)
 
     @property
+    def one_table_swiss(self) -> bool:
+        """A Swiss tournament of several rounds, not started, whose entries fill a single
+        table: every round would be that same table, the same bots, so Swiss pairing does
+        nothing (the organiser page warns)."""
+        t = self.tournament
+        active = [e for e in self.entries if not (e.withdrawn or e.disqualified)]
+        return (
+            self.before_start
+            and t.seating == "swiss"
+            and t.rounds > 1
+            and 0 < len(active) <= t.table_size
+        )
+
+    @property
     def over(self) -> bool:
         """Finished or cancelled: nothing more to do (no cancel, no entry to remove)."""
         return self.tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED)

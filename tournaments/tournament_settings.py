@@ -40,6 +40,15 @@ class Bound:
         unit = f" {self.unit}" if self.unit else ""
         return f"{label} must be from {_number(self.low)} to {_number(self.high)}{unit}"
 
+    def help(self) -> str:
+        """The range as a form's help says it, before anything is refused.
+
+        >>> Bound(0.05, 60, "s").help()
+        'From 0.05 to 60 s.'
+        """
+        unit = f" {self.unit}" if self.unit else ""
+        return f"From {_number(self.low)} to {_number(self.high)}{unit}."
+
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)

@@ -4,12 +4,14 @@ which limit was broken, where."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from tests.api.conftest import make_tournament, make_user
+from tests.api.conftest import builtin_bot, enter, make_tournament, make_user
 from tests.tournaments.factories import BOTS_DIR
 from tournaments import services
 from tournaments.models import BotVersion
@@ -89,3 +91,66 @@ def test_the_enter_block_is_for_a_member_and_an_open_tournament(db: None) -> Non
     services.tournament_cancel(tournament=draft)
     gone = member.get(reverse("tournaments:tournament-detail", args=[draft.pk]))
     assert 'id="tournament-enter"' not in gone.content.decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Organisers
+# ---------------------------------------------------------------------------------------------
+
+
+def _organiser() -> Client:
+    client = Client()
+    client.force_login(make_user("olga", organiser=True))
+    return client
+
+
+def test_the_create_form_lists_every_refusal_at_once_at_the_top(db: None) -> None:
+    form = {
+        "game": "hearts",
+        "name": "Every mistake",
+        "preset": "whisthub",
+        "rounds": 0,  # a bound
+        "deals_per_table": 4,
+        "seating": "random",
+        "place_points": "3, 2, x",  # the form's own parsing
+        "decision_seconds": 1,
+        "bank_seconds": 10,
+        "startup_seconds": 5,
+        "max_faults": 3,
+        "house_bot": "heuristic",
+        "registration_opens_at": "2030-01-02T10:00",
+        "registration_closes_at": "2030-01-01T10:00",  # before it opens
+        "option_pass_count": 9,  # the engine's refusal
+    }
+    response = _organiser().post(reverse("tournaments:tournament-new"), form)
+    assert response.status_code == 400
+    html = response.content.decode()
+    summary = html[html.index('id="form-errors"') : html.index("</ul>", html.index("form-errors"))]
+    assert "4 settings to fix" in summary
+    for field in ("rounds", "place_points", "registration_closes_at", "option_pass_count"):
+        assert f'href="#id_{field}"' in summary
+        assert f'id="id_{field}_error"' in html  # and next to the field itself
+    assert "rounds must be from 1 to 100" in summary
+    assert "pass_count" in summary
+    assert "registration must close after it opens" in summary
+
+
+def test_the_create_forms_help_reads_as_help(db: None) -> None:
+    html = _organiser().get(reverse("tournaments:tournament-new") + "?game=hearts")
+    text = html.content.decode()
+    helps = re.findall(r'<p class="help small muted">(.*?)</p>', text, re.S)
+    assert "From 1 to 100." in helps  # rounds
+    assert not [h for h in helps if "must" in h]
+    assert 'id="form-errors"' not in text
+
+
+def test_a_swiss_tournament_whose_entries_fill_one_table_is_warned(db: None) -> None:
+    client = _organiser()
+    olga = User.objects.get(username="olga")
+    swiss = make_tournament(olga, name="Swiss", seating="swiss", rounds=3)
+    for i in range(4):
+        enter(swiss, builtin_bot(make_user(f"a{i}"), f"bot{i}"))
+    url = reverse("tournaments:organise", args=[swiss.pk])
+    assert "every round would be the same table" in client.get(url).content.decode()
+    enter(swiss, builtin_bot(make_user("a4"), "bot4"))  # 5 entries: two tables
+    assert "every round would be the same table" not in client.get(url).content.decode()

@@ -33,9 +33,15 @@ from tournaments.tournament_settings import (
 def _refuse(form: forms.Form, error: ApplicationError, *, fields: dict[str, str]) -> None:
     """Put ``error`` next to the field it concerns: the one its extra names, else the one its
     code maps to in ``fields``, else above the form."""
+    form.add_error(_refused_field(form, error, fields=fields), error.message)
+
+
+def _refused_field(
+    form: forms.Form, error: ApplicationError, *, fields: dict[str, str]
+) -> str | None:
     named = error.extra.get("field") or error.extra.get("option")
     target = fields.get(str(named), str(named)) if named else fields.get(error.code)
-    form.add_error(target if target in form.fields else None, error.message)
+    return target if target in form.fields else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,7 +295,7 @@ _LOCAL_DATETIME = "%Y-%m-%dT%H:%M"
 
 def _bounded(name: str, field: forms.Field) -> forms.Field:
     bound = BOUNDS[name]
-    field.help_text = bound.message(name).capitalize() + "."
+    field.help_text = bound.help()
     field.widget.attrs.update({"min": bound.low, "max": bound.high})
     return field
 
@@ -352,14 +358,22 @@ class TournamentForm(forms.Form):
     def setting_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if not name.startswith(OPTION_PREFIX)]
 
-    def _settings(self) -> TournamentSettings | None:
-        data = self.cleaned_data
+    def _settings(self) -> TournamentSettings:
+        """The settings entered; a field the form refused counts as its default, so that the
+        service checks every other setting at the same time."""
+        data = {
+            **DEFAULTS,
+            "name": "",
+            "preset": self.game["default_preset"],
+            **{n: f.initial for n, f in self.fields.items() if f.initial is not None},
+            **self.cleaned_data,
+        }
         points = data.get("place_points") or ""
         try:
             place_points = [int(p) for p in points.replace(" ", "").split(",")] if points else None
         except ValueError:
             self.add_error("place_points", "whole numbers separated by commas")
-            return None
+            place_points = None
         options = {
             name: data[OPTION_PREFIX + name]
             for name in self.option_names
@@ -388,11 +402,13 @@ class TournamentForm(forms.Form):
 
     def submit(self) -> Tournament | None:
         """The new draft tournament (or, for :class:`TournamentSettingsForm`, the tournament
-        with its new settings), or None with every refusal next to its field."""
-        if not self.is_valid():
-            return None
+        with its new settings), or None with every refusal next to its field: the form's own
+        and the service's, all at once."""
+        self.is_valid()
         settings = self._settings()
-        if settings is None:
+        for problem in services.tournament_settings_problems(settings=settings):
+            self._refuse(problem)
+        if self.errors:
             return None
         try:
             return self._save(settings)
@@ -409,7 +425,9 @@ class TournamentForm(forms.Form):
         fields = {**_FIELDS_BY_CODE, **OPTIONS_AS_SETTINGS}
         if isinstance(named, str) and named in self.option_names:
             fields[named] = OPTION_PREFIX + named
-        _refuse(self, error, fields=fields)
+        target = _refused_field(self, error, fields=fields)
+        if target is None or target not in self.errors:  # the form's own refusal comes first
+            self.add_error(target, error.message)
 
 
 class TournamentSettingsForm(TournamentForm):

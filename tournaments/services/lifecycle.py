@@ -28,7 +28,12 @@ from tournaments.models import (
 )
 from tournaments.services._sql import as_points
 from tournaments.services.ratings import ratings_update
-from tournaments.tournament_settings import OPTIONS_AS_SETTINGS, TournamentSettings
+from tournaments.tournament_settings import (
+    BOUNDS,
+    DEFAULTS,
+    OPTIONS_AS_SETTINGS,
+    TournamentSettings,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -68,6 +73,67 @@ def tournament_check(*, settings: TournamentSettings) -> None:
     """Raise ApplicationError if :func:`tournament_create` would refuse these settings (a
     form's validation: the admin's add form)."""
     _checked_settings(settings)
+
+
+def tournament_settings_problems(*, settings: TournamentSettings) -> list[ApplicationError]:
+    """Every refusal :func:`tournament_create` would make of these settings, not only the
+    first (a form lists them all at once): each refused setting is set back to its default (a
+    refused rule option dropped) and the rest checked again."""
+    problems: list[ApplicationError] = []
+    refused: set[str] = set()
+    while True:
+        try:
+            _checked_settings(settings)
+        except ApplicationError as error:
+            problems.append(error)
+            target = _refused_setting(error, settings)
+            if target is None or target in refused:
+                return problems
+            refused.add(target)
+            settings = _set_back(settings, target)
+        else:
+            return problems
+
+
+# The setting a refusal that names none concerns, by its code (None: stop checking there).
+_SETTING_BY_CODE = {
+    "seating": "seating",
+    "place_points": "place_points",
+    "limits": "limits",
+    "registration": "registration_closes_at",
+    "table_size": "table_size",
+}
+
+
+def _refused_setting(error: ApplicationError, settings: TournamentSettings) -> str | None:
+    field, option = error.extra.get("field"), error.extra.get("option")
+    if isinstance(field, str):
+        return field
+    if isinstance(option, str):
+        return f"option:{option}" if option in (settings.options or {}) else option
+    return _SETTING_BY_CODE.get(error.code)
+
+
+def _set_back(settings: TournamentSettings, target: str) -> TournamentSettings:
+    """These settings with ``target`` at its default (a rule option: without it)."""
+    if target.startswith("option:"):
+        name = target.removeprefix("option:")
+        return settings.replace(
+            options={k: v for k, v in (settings.options or {}).items() if k != name}
+        )
+    if target == "limits":
+        limits = ("decision_seconds", "bank_seconds", "startup_seconds", "max_faults", "house_bot")
+        return settings.replace(**{name: DEFAULTS[name] for name in limits})
+    if target == "name":
+        return settings.replace(name="")
+    if target == "deals_per_table" and settings.game in games.game_names():
+        # The fewest deals the game takes (the Roi: one whole game of 10).
+        return settings.replace(deals_per_table=games.game_class(settings.game).deals_multiple)
+    if target in DEFAULTS:
+        return settings.replace(**{target: DEFAULTS[target]})
+    if target in BOUNDS:  # a setting with no default (rounds): its lowest value
+        return settings.replace(**{target: int(BOUNDS[target].low)})
+    return settings
 
 
 # The settings tournament_create takes and tournament_update changes.
