@@ -11,7 +11,8 @@ one of :data:`judge.launchers.runtimes.RUNTIMES` (``python3`` by default); a com
 ``sources`` lists the files its compiler is given (by default the entry alone). A single source
 file's runtime comes from its extension (``.py .c .cpp .rs .go .java .js``). A package is
 refused, with a reason naming the file, for: a path that leaves the package (``..``) or is
-absolute, a link or any other special file, an encrypted entry, a duplicate name, more than
+absolute, a file or folder name that starts with ``-`` or ``@`` (a compiler's option or file of
+options), a link or any other special file, an encrypted entry, a duplicate name, more than
 :data:`MAX_FILES` files, more than :data:`MAX_ZIP_BYTES` zipped or :data:`MAX_UNPACKED_BYTES`
 unpacked (checked on the bytes really written, not only on what the zip claims: a zip bomb stops
 at the limit), a missing or unreadable manifest, an unknown runtime, an entry or a source that
@@ -103,6 +104,11 @@ def _check_name(name: str) -> PurePosixPath:
         raise PackageError(f"{name!r}: not a file name")
     if any(part == ".." for part in parts):
         raise PackageError(f"{name!r}: '..' would leave the package (path traversal)")
+    if any(part.startswith(("-", "@")) for part in parts):
+        raise PackageError(
+            f"{name!r}: a file or folder name may not start with '-' or '@' (a compiler would "
+            "read it as an option or a file of options)"
+        )
     if len(parts) > MAX_DEPTH:
         raise PackageError(f"{name!r}: more than {MAX_DEPTH} nested folders")
     return path

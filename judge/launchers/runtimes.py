@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import hashlib
 import io
+import logging
 import os
 import select
 import shlex
@@ -38,6 +39,8 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
+
+log = logging.getLogger(__name__)
 
 BOT_ROOT: Final = "/bot"
 GSON_JAR: Final = "/usr/share/java/gson.jar"
@@ -313,7 +316,9 @@ def sources_digest(directory: Path) -> str:
 
 
 def _quote(paths: Sequence[str]) -> str:
-    return " ".join(shlex.quote(p) for p in paths)
+    """Paths for a compiler's command line, each as ``./NAME``: never read as an option (gcc
+    and javac ignore ``--``; ``@FILE`` is a file of options to both)."""
+    return " ".join(shlex.quote(f"./{p}") for p in paths)
 
 
 def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
@@ -325,9 +330,11 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
         compile_ = f"{_host_tool('g++')} -std=c++20 -O2 -pipe -o ../out/bot {files} -lm"
     elif runtime == "go":
         target = "." if "go.mod" in sources else files
+        # GOENV=off, GOFLAGS and GOWORK: no flags (-toolexec, -x) from a file or the
+        # environment, no workspace file of the package's.
         compile_ = (
             "export GOCACHE=/tmp/b/gocache GOPATH=/tmp/b/gopath GOPROXY=off "
-            "CGO_ENABLED=0 GOTOOLCHAIN=local GOTELEMETRY=off; "
+            "CGO_ENABLED=0 GOTOOLCHAIN=local GOTELEMETRY=off GOENV=off GOFLAGS= GOWORK=off; "
             f"{_host_tool('go')} build -p 2 -o ../out/bot {target}"
         )
     elif runtime == "java":
@@ -354,7 +361,7 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
             f'directory = "{CARGO_REGISTRY}"\\n[net]\\noffline = true\\n\' '
             "> $CARGO_HOME/config.toml; "
             "if [ ! -f Cargo.toml ]; then mkdir -p src.tmp && "
-            f"cp {shlex.quote(entry)} src.tmp/main.rs && "
+            f"cp {_quote([entry])} src.tmp/main.rs && "
             f"printf '{manifest}' > Cargo.toml && rm -rf src && mv src.tmp src; fi; "
             f"{_host_tool('cargo')} build --release --offline --quiet || exit 1; "
             "for f in /tmp/b/target/release/*; do "
@@ -363,10 +370,13 @@ def build_script(runtime: str, entry: str, sources: Sequence[str]) -> str:
         )
     else:
         raise BuildError(f"{runtime!r} is not a compiled runtime")
+    # The artifact's pipe (descriptor 3) is closed for the compiler and what it runs (a build
+    # script, a procedural macro): only tar writes it, once every other process is gone.
     return (
         "set -e; umask 022; exec 3>&1 1>&2; mkdir -p /tmp/b/src /tmp/b/out; "
         f"cp -R {BOT_ROOT}/. /tmp/b/src/; cd /tmp/b/src; "
-        f"( {compile_} ); "
+        f"( {compile_} ) 3>&- </dev/null; "
+        "kill -KILL -1 2>/dev/null || true; "
         "tar -C /tmp/b/out -cf - . >&3"
     )
 
@@ -460,33 +470,61 @@ def trim_log(log: str, limit: int = 4000) -> str:
 
 
 def _check_tar(data: bytes) -> list[tarfile.TarInfo]:
+    """The members of a build's tar, or BuildError: regular files and folders only, each path
+    once (a file is no folder of another), no control character, none leaving the folder."""
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
             members = archive.getmembers()
-    except tarfile.TarError as exc:
+    except (tarfile.TarError, ValueError) as exc:
         raise BuildError(f"the build's output is not a tar ({exc})") from None
     if len(members) > MAX_ARTIFACT_FILES:
         raise BuildError(f"the build made more than {MAX_ARTIFACT_FILES} files")
-    files = 0
+    paths: dict[str, tarfile.TarInfo] = {}
     for member in members:
-        name = PurePosixPath(member.name)
-        if name.is_absolute() or ".." in name.parts:
-            raise BuildError(f"{member.name!r}: a path outside the build's folder")
-        if not (member.isfile() or member.isdir()):
-            raise BuildError(f"{member.name!r}: only files and folders may be built")
-        files += member.isfile()
-    if not files:
+        key = _member_path(member)
+        if key in paths:
+            raise BuildError(f"{member.name!r}: the path appears twice in the build's output")
+        paths[key] = member
+    for key, member in paths.items():
+        for parent in PurePosixPath(key).parents:
+            if str(parent) in paths and not paths[str(parent)].isdir():
+                raise BuildError(f"{member.name!r}: {str(parent)!r} is both a file and a folder")
+    if not any(member.isfile() for member in members):
         raise BuildError("the build made no file")
     return members
 
 
+def _member_path(member: tarfile.TarInfo) -> str:
+    """A tar member's path, normalised (``./a`` is ``a``), or BuildError if it is odd."""
+    name = member.name
+    if not name or any(ord(ch) < 32 or ch == "\x7f" for ch in name):
+        raise BuildError(f"{name!r}: an empty name or a control character in the build's output")
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts:
+        raise BuildError(f"{name!r}: a path outside the build's folder")
+    if not (member.isfile() or member.isdir()):
+        raise BuildError(f"{name!r}: only files and folders may be built")
+    return str(path)
+
+
 def unpack_artifact(data: bytes, dest: Path) -> Path:
     """Unpack an artifact's tar into ``dest`` (emptied first), read-only for everyone: folders
-    and programs 555, other files 444. The sandbox binds it read-only at ``/bot``."""
+    and programs 555, other files 444. The sandbox binds it read-only at ``/bot``. BuildError
+    (nothing left in ``dest``) if the tar is refused (:func:`_check_tar`) or cannot be
+    unpacked."""
     members = _check_tar(data)
     if dest.exists():
         remove_tree(dest)
     dest.mkdir(parents=True, mode=0o755)
+    try:
+        _unpack(data, members, dest)
+    except (OSError, tarfile.TarError, ValueError) as exc:
+        remove_tree(dest)
+        raise BuildError(f"the build's output cannot be unpacked ({exc})") from None
+    return dest
+
+
+def _unpack(data: bytes, members: list[tarfile.TarInfo], dest: Path) -> None:
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
         for member in members:
             target = dest.joinpath(*PurePosixPath(member.name).parts)
@@ -503,7 +541,6 @@ def unpack_artifact(data: bytes, dest: Path) -> Path:
         for name in dirs:
             os.chmod(os.path.join(root, name), 0o555)
     os.chmod(dest, 0o555)
-    return dest
 
 
 def remove_tree(directory: Path) -> None:
@@ -540,24 +577,35 @@ def artifact_for(
     """The unpacked artifact of a package, from the cache directory ``cache``, else from the
     ``stored`` artifact (the service's), else built now. A cached or stored artifact is used
     only if its sources' SHA-256 and its toolchain are this package's and this worker's: a
-    build of another compiler is rebuilt, never run."""
+    build of another compiler is rebuilt, never run, and so is a stored one whose tar this
+    worker refuses. BuildError if it does not build or its output is refused."""
     digest = sources_digest(source_dir)
     tool = toolchain(runtime)
     target = cache / _cache_key(runtime, digest)
     if (target / ".tapis-built").exists():
         return target / "bot"
     if stored is not None and stored.sources_sha256 == digest and stored.toolchain == tool:
-        data = stored.data
-    else:
-        data = build(source_dir, runtime, entry, sources, mode=mode).data
-    staging = cache / f".{target.name}.{os.getpid()}.{time.monotonic_ns()}"
+        try:
+            return _install(stored.data, target)
+        except BuildError as exc:  # a stored build this worker refuses: built again here
+            log.warning("stored build of %s refused (%s): building it again", digest[:12], exc)
+    return _install(build(source_dir, runtime, entry, sources, mode=mode).data, target)
+
+
+def _install(data: bytes, target: Path) -> Path:
+    """Unpack an artifact into the cache folder ``target`` through a staging folder of its own,
+    removed if anything fails (BuildError if the tar is refused)."""
+    staging = target.with_name(f".{target.name}.{os.getpid()}.{time.monotonic_ns()}")
     staging.mkdir(parents=True, mode=0o711)
-    unpack_artifact(data, staging / "bot")
-    (staging / ".tapis-built").touch()
     try:
+        unpack_artifact(data, staging / "bot")
+        (staging / ".tapis-built").touch()
         staging.rename(target)
-    except OSError:  # another process built it meanwhile
+    except BaseException:
         remove_tree(staging)
+        if (target / ".tapis-built").exists():  # another process built it meanwhile
+            return target / "bot"
+        raise
     return target / "bot"
 
 

@@ -7,6 +7,7 @@ rebuilt from the deltas with the deal's summary and write ``ok`` or ``MISMATCH``
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import shutil
@@ -495,3 +496,62 @@ def test_javas_toolchain_names_the_launcher_built_into_each_build() -> None:
     assert "TAPIS_LAUNCHER_END" not in runtimes.JAVA_LAUNCHER  # the build's here-document ends once
     script = runtimes.build_script("java", "Bot.java", ["Bot.java"])
     assert "Bot.java /tmp/b/launcher/tapis/Launcher.java" in script
+
+
+def _tar(*members: tuple[str, bytes, str]) -> bytes:
+    """A tar of (name, content, kind) members, kind one of file, dir, symlink, hardlink, fifo."""
+    kinds = {
+        "file": tarfile.REGTYPE,
+        "dir": tarfile.DIRTYPE,
+        "symlink": tarfile.SYMTYPE,
+        "hardlink": tarfile.LNKTYPE,
+        "fifo": tarfile.FIFOTYPE,
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for name, content, kind in members:
+            info = tarfile.TarInfo(name)
+            info.type, info.mode = kinds[kind], 0o755
+            if kind == "file":
+                info.size = len(content)
+            else:
+                info.linkname = content.decode()
+            archive.addfile(info, io.BytesIO(content) if kind == "file" else None)
+    return buffer.getvalue()
+
+
+PROGRAM = ("./bot", b"#!/bin/sh\n", "file")
+ODD_TARS = {
+    "the same name twice": (_tar(PROGRAM, PROGRAM), "appears twice"),
+    "a name and its ./ form": (_tar(PROGRAM, ("bot", b"x", "file")), "appears twice"),
+    "a file used as a folder": (_tar(PROGRAM, ("./bot/x", b"x", "file")), "both a file and"),
+    "a folder after a file": (_tar(PROGRAM, ("./bot", b"", "dir")), "appears twice"),
+    "a control character": (_tar(PROGRAM, ("./a\nb", b"x", "file")), "control character"),
+    "an absolute path": (_tar(PROGRAM, ("/etc/x", b"x", "file")), "outside"),
+    "a path leaving the folder": (_tar(PROGRAM, ("./a/../../x", b"x", "file")), "outside"),
+    "a link": (_tar(PROGRAM, ("./l", b"/etc/passwd", "symlink")), "only files and folders"),
+    "a hard link": (_tar(PROGRAM, ("./h", b"./bot", "hardlink")), "only files and folders"),
+    "a fifo": (_tar(PROGRAM, ("./f", b"", "fifo")), "only files and folders"),
+    "not a tar": (b"\x01" * 1024, "not a tar"),
+}
+
+
+@pytest.mark.parametrize("case", list(ODD_TARS))
+def test_an_odd_artifact_is_refused_before_anything_is_written(tmp_path: Path, case: str) -> None:
+    data, reason = ODD_TARS[case]
+    with pytest.raises(runtimes.BuildError, match=reason):
+        runtimes.unpack_artifact(data, tmp_path / "bot")
+    assert not (tmp_path / "bot").exists()
+
+
+def test_a_refused_stored_build_is_rebuilt_and_leaves_no_staging_folder(
+    bwrap_works: None, build_cache: Path, tmp_path: Path
+) -> None:
+    """A stored build of this toolchain whose tar this worker refuses (a duplicate ./bot,
+    FileExistsError half-way before) is built again in the sandbox; nothing of the refused one
+    stays in the cache."""
+    stored = _stored(EXAMPLE["c"], tmp_path, runtimes.toolchain("c"))
+    stored = dataclasses.replace(stored, data=_tar(PROGRAM, PROGRAM))
+    program = runtimes.seed(EXAMPLE["c"], stored)
+    assert (program / "bot").read_bytes()[:4] == b"\x7fELF"
+    assert [p.name for p in build_cache.iterdir()] == [program.parent.name]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from judge.launchers import runtimes
-from judge.launchers.package import prepare, remove
+from judge.launchers.package import PackageError, make_read_only, prepare, remove
 
 CARGO_TOML = '[package]\nname = "bot"\nversion = "0.1.0"\nedition = "2021"\n'  # no dependency
 GO_MODULE = "github.com/tapis-attacker/judge"
@@ -137,3 +137,118 @@ def test_a_build_script_reaches_neither_the_network_nor_the_host(
     message = _build(tmp_path, "rust", files)
     assert "ATTACK build_script blocked" in message, message
     assert "SUCCEEDED" not in message
+
+
+# A build script that writes a tar of its own into descriptor 3, the artifact's pipe: a member
+# ./bot before the build's own ./bot (no end-of-archive blocks, so a reader goes on).
+WRITE_ARTIFACT_BUILD_SCRIPT = r"""
+use std::process::Command;
+fn main() {
+    let _ = Command::new("/bin/sh").arg("-c").arg(
+        "mkdir -p /tmp/evil && printf 'ATTACK artifact written' > /tmp/evil/bot && \
+         chmod 755 /tmp/evil/bot && \
+         tar --format=ustar -C /tmp/evil -cf - ./bot | head -c 1024 >&3",
+    ).status();
+}
+"""
+
+
+def _built_by_hand(files: dict[str, str]) -> Path:
+    """Sources as a folder the sandbox uid can read, without the package's checks (what a
+    name the checks let through would be given to the compiler)."""
+    work = Path(tempfile.mkdtemp(prefix="tapis-build-attack-"))
+    work.chmod(0o711)
+    for name, text in files.items():
+        (work / "bot" / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / "bot" / name).write_text(text)
+    make_read_only(work / "bot")
+    return work / "bot"
+
+
+def _outcome(directory: Path, runtime: str, entry: str, sources: list[str]) -> str:
+    """What a build leaves: its refusal, or its log and its artifact unpacked cleanly."""
+    try:
+        artifact = runtimes.build(directory, runtime, entry, sources)
+    except runtimes.BuildError as exc:
+        return f"refused: {exc}"
+    finally:
+        remove(directory)
+        shutil.rmtree(directory.parent, ignore_errors=True)
+    unpacked = Path(tempfile.mkdtemp(prefix="tapis-build-attack-out-")) / "bot"
+    try:
+        runtimes.unpack_artifact(artifact.data, unpacked)  # FileExistsError before the fix
+        program = (unpacked / "bot").read_bytes() if (unpacked / "bot").exists() else b""
+    finally:
+        runtimes.remove_tree(unpacked.parent)
+    return f"built: {artifact.log}\n{program[:64]!r}"
+
+
+def test_a_build_script_cannot_write_the_artifact(bwrap_works: None) -> None:
+    """A Rust build.rs that writes into descriptor 3 finds it closed: the artifact is the
+    compiler's program, and a tar it could write there would be refused, never unpacked
+    half-way (it was a duplicate ./bot, FileExistsError, the version pending for ever)."""
+    files = {
+        "src/main.rs": "fn main() {}\n",
+        "Cargo.toml": CARGO_TOML + 'build = "build.rs"\n',
+        "build.rs": WRITE_ARTIFACT_BUILD_SCRIPT,
+    }
+    outcome = _outcome(_built_by_hand(files), "rust", "src/main.rs", ["src/main.rs"])
+    assert "ATTACK" not in outcome, outcome
+    assert outcome.startswith("built: "), outcome
+    assert "\\x7fELF" in outcome, outcome
+
+
+# A source named @opts: gcc and javac read such an argument as the file of options opts.
+OPTION_FILES = {
+    "c": (
+        {"bot.c": "int main(void) { return 0; }\n"},
+        "-wrapper '/bin/sh,-c,echo RAN$((40+2)) >&2; exit 1'\n",
+        "RAN42",
+    ),
+    "cpp": (
+        {"bot.cpp": "int main() { return 0; }\n"},
+        "-wrapper '/bin/sh,-c,echo RAN$((40+2)) >&2; exit 1'\n",
+        "RAN42",
+    ),
+    "java": (
+        {"Bot.java": "public class Bot { public static void main(String[] a) {} }\n"},
+        "-verbose\n",
+        "[parsing started",
+    ),
+}
+
+
+@pytest.mark.parametrize("runtime", list(OPTION_FILES))
+def test_a_source_named_like_a_file_of_options_is_a_file(bwrap_works: None, runtime: str) -> None:
+    """A source ``@opts`` is passed as ``./@opts``: the compiler never reads it as options
+    (gcc's -wrapper ran a command; javac's -verbose is seen in its messages). The package
+    check refuses such a name before any build."""
+    files, options, ran = OPTION_FILES[runtime]
+    entry = next(iter(files))
+    sources = {**files, "opts": options, "@opts": ""}  # the argument @opts reads opts
+    outcome = _outcome(_built_by_hand(sources), runtime, entry, [entry, "@opts"])
+    assert ran not in outcome, outcome
+
+
+GO_HELLO = "package main\n\nfunc main() {}\n"
+GO_FLAGS = {
+    "x": ("-x", "WORK="),
+    "toolexec": ('-toolexec=sh -c "echo RAN$((40+2)) >&2; exit 1"', "RAN42"),
+}
+
+
+@pytest.mark.parametrize("flag", list(GO_FLAGS))
+def test_a_go_source_named_like_a_flag_is_a_file(bwrap_works: None, flag: str) -> None:
+    """``go build`` is given ``./-x``, never the flag ``-x`` (its commands in the log) nor
+    ``-toolexec`` (a command of the package's before every tool)."""
+    name, ran = GO_FLAGS[flag]
+    files = {"main.go": GO_HELLO, name: GO_HELLO}
+    outcome = _outcome(_built_by_hand(files), "go", "main.go", [name, "main.go"])
+    assert ran not in outcome, outcome
+
+
+@pytest.mark.parametrize("name", ["@opts", "-x", "src/-toolexec=sh", "@/bot.c"])
+def test_a_name_a_compiler_would_read_as_an_option_is_refused(tmp_path: Path, name: str) -> None:
+    source = _package(tmp_path, "c", {"bot.c": "int main(void) { return 0; }\n", name: "x"})
+    with pytest.raises(PackageError, match="may not start with '-' or '@'"):
+        prepare(source, tmp_path / "out")
