@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -189,6 +190,35 @@ def signup_allowed() -> bool:
     return bool(getattr(settings, "TAPIS_ALLOW_SIGNUP", False))
 
 
+def _signup_key(request: Any) -> str:
+    from api.authentication import client_address
+
+    return f"tapis:signups:{client_address(request)}"
+
+
+def _check_signups(request: Any) -> None:
+    """ApplicationError ``signup_limit`` if the caller's address signed up
+    ``TAPIS_SIGNUPS_PER_HOUR`` accounts in the hour since its first (the shared cache counts
+    them: :func:`_count_signup`)."""
+    limit = max(1, int(settings.TAPIS_SIGNUPS_PER_HOUR))
+    if int(cache.get(_signup_key(request), 0)) >= limit:
+        raise ApplicationError(
+            f"this address signed up {limit} accounts in the last hour, the most allowed: "
+            "try again later",
+            code="signup_limit",
+            extra={"max_per_hour": limit},
+        )
+
+
+def _count_signup(request: Any) -> None:
+    key = _signup_key(request)
+    if not cache.add(key, 1, timeout=3600):
+        try:
+            cache.incr(key)
+        except ValueError:  # expired meanwhile: a new hour
+            cache.add(key, 1, timeout=3600)
+
+
 def user_signup(
     *, username: str, password: str, email: str = "", request: Any = None
 ) -> IssuedToken:
@@ -196,7 +226,8 @@ def user_signup(
 
     Refused while the caller's address (or the name asked for) is locked out for failed
     logins; a refused name counts as a failed login of the address, so that sign-up cannot be
-    used to probe which names exist faster than logging in could.
+    used to probe which names exist faster than logging in could. An address may sign up
+    ``TAPIS_SIGNUPS_PER_HOUR`` accounts in an hour (``signup_limit``).
     """
     from api.authentication import raise_if_locked_out, record_failure
 
@@ -212,11 +243,15 @@ def user_signup(
         raise ApplicationError(
             " ".join(exc.messages), code="weak_password", extra={"field": "password"}
         ) from None
+    if request is not None:
+        _check_signups(request)
     try:
         username_check(username=username)
         with transaction.atomic():
             user = user_model.objects.create_user(username=username, email=email, password=password)
             issued = token_issue(user=user)
+        if request is not None:
+            _count_signup(request)
     except (ValidationError, IntegrityError) as exc:
         if request is not None:
             record_failure(request)

@@ -56,6 +56,10 @@ APPLICATION_STATUS: dict[str, int] = {
     "too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     # An author over their practice runs' limits (tournaments.services.practice).
     "practice_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    # An author over their uploads' limits (tournaments.services.bots), an address over its
+    # sign-ups' (api.accounts).
+    "upload_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    "signup_limit": status.HTTP_429_TOO_MANY_REQUESTS,
 }
 
 

@@ -536,6 +536,14 @@ TAPIS_PRACTICE_PER_HOUR = int(env_str("TAPIS_PRACTICE_PER_HOUR", "20"))
 # workers; the others wait unsent. And a practice table's time bank per seat (seconds).
 TAPIS_PRACTICE_IN_FLIGHT = int(env_str("TAPIS_PRACTICE_IN_FLIGHT", "2"))
 TAPIS_PRACTICE_BANK_SECONDS = float(env_str("TAPIS_PRACTICE_BANK_SECONDS", "2"))
+# Validations of new versions of all authors sent or running at once (taken in turns by
+# author): their fair share of the workers; the others wait unsent.
+TAPIS_VALIDATIONS_IN_FLIGHT = int(env_str("TAPIS_VALIDATIONS_IN_FLIGHT", "2"))
+# Uploads: versions an author may upload in an hour, and bytes their uploads and stored builds
+# may take in all; accounts one address may sign up in an hour.
+TAPIS_UPLOADS_PER_HOUR = int(env_str("TAPIS_UPLOADS_PER_HOUR", "20"))
+TAPIS_UPLOAD_BYTES = int(env_str("TAPIS_UPLOAD_BYTES", str(256 * 2**20)))
+TAPIS_SIGNUPS_PER_HOUR = int(env_str("TAPIS_SIGNUPS_PER_HOUR", "5"))
 TAPIS_BOT_CACHE_DIR = Path(env_str("TAPIS_BOT_CACHE_DIR", str(VAR_DIR / "bot-cache")))
 
 # ---------------------------------------------------------------------------------------------

@@ -48,6 +48,14 @@ environment (README.md and docs/operations.md document each one).
     Practice runs an author may start in an hour. Default 20.
 ``TAPIS_PRACTICE_IN_FLIGHT``
     Practice tables of all authors in flight at once. Default 2.
+``TAPIS_VALIDATIONS_IN_FLIGHT``
+    Validations of new versions (all authors) sent to the workers or running at once, taken in
+    turns by author: a tournament's table waits behind at most this many. Default 2.
+``TAPIS_UPLOADS_PER_HOUR``
+    Versions an author may upload in an hour. Default 20.
+``TAPIS_UPLOAD_BYTES``
+    Bytes an author's uploads and their stored builds may take in all. Default 268435456
+    (256 MiB).
 ``TAPIS_PRACTICE_BANK_SECONDS``
     A practice table's time bank per seat, so a slow bot times out in its try as it would in
     a tournament. Default 2.
@@ -154,3 +162,15 @@ def practice_in_flight_cap() -> int:
 
 def practice_bank_seconds() -> float:
     return max(0.0, float(settings.TAPIS_PRACTICE_BANK_SECONDS))
+
+
+def validations_in_flight_cap() -> int:
+    return max(1, int(settings.TAPIS_VALIDATIONS_IN_FLIGHT))
+
+
+def uploads_hourly_cap() -> int:
+    return max(1, int(settings.TAPIS_UPLOADS_PER_HOUR))
+
+
+def upload_bytes_cap() -> int:
+    return max(1, int(settings.TAPIS_UPLOAD_BYTES))

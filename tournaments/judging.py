@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Mapping
@@ -13,9 +14,12 @@ from pathlib import Path
 
 import games
 from judge.launchers import runtimes
+from judge.launchers.package import PackageError
 from judge.runner import BotSpec, Limits
 from tournaments import conf
 from tournaments.models import BotArtifact, BotVersion, Table, Tournament
+
+log = logging.getLogger(__name__)
 
 
 def engine_for(
@@ -60,9 +64,12 @@ def bot_version_path(*, version: BotVersion) -> Path:
     return path
 
 
-def bot_version_artifact(*, version: BotVersion) -> None:
+def bot_version_artifact(*, version: BotVersion, refuse: bool = False) -> None:
     """Put a compiled version's stored build into this worker's build cache, where the judge
-    finds it. One of another toolchain is left out: the judge then rebuilds in the sandbox."""
+    finds it. One of another toolchain, or one this worker refuses, is built again in the
+    sandbox; if that fails too, the cache is left without it and the judge builds it at the
+    seat (its failure is the seat's fault), unless ``refuse``: then BuildError or PackageError
+    (the validation's rejection)."""
     if not version.toolchain or not runtimes.RUNTIMES[version.runtime].compiled:
         return
     build = BotArtifact.objects.filter(version=version).defer("data").first()
@@ -77,7 +84,12 @@ def bot_version_artifact(*, version: BotVersion) -> None:
         log="",
         seconds=build.seconds,
     )
-    runtimes.seed(bot_version_path(version=version), artifact, mode=conf.sandbox_mode())
+    try:
+        runtimes.seed(bot_version_path(version=version), artifact, mode=conf.sandbox_mode())
+    except (runtimes.BuildError, PackageError) as exc:
+        if refuse:
+            raise
+        log.warning("%s: its build is left to the seat: %s", version, exc)
 
 
 def bot_spec(*, version: BotVersion, entry_id: int | None = None) -> BotSpec:

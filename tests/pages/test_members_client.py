@@ -310,6 +310,20 @@ def test_upload_refusals_are_shown_next_to_the_file(world: MembersWorld) -> None
     assert world.bot.versions.count() == 1
 
 
+def test_an_author_over_the_upload_limit_is_told_next_to_the_file(
+    world: MembersWorld, settings: Any
+) -> None:
+    settings.TAPIS_UPLOADS_PER_HOUR = 1
+    client = world.client("author")
+    url = reverse("tournaments:my-bot", args=[world.bot.pk])
+    world.bot.versions.update(created_at=timezone.now())
+    refused = client.post(url, {"file": SimpleUploadedFile("mine.py", BOT_FILE.read_bytes())})
+    assert refused.status_code == 400
+    shown = error_next_to(refused.content.decode(), "file")
+    assert "you uploaded 1 version in the last hour, the most allowed" in shown
+    assert world.bot.versions.count() == 1
+
+
 def test_an_upload_is_pending_and_its_page_polls_until_validated(world: MembersWorld) -> None:
     client = world.client("author")
     url = reverse("tournaments:my-bot", args=[world.bot.pk])

@@ -134,7 +134,7 @@ class VersionForm(forms.Form):
                 bot=self.bot, content=content, filename=upload.name or ""
             )
         except ApplicationError as error:
-            _refuse(self, error, fields={"bot_package": "file"})
+            _refuse(self, error, fields={"bot_package": "file", "upload_limit": "file"})
             return None
 
 

@@ -40,6 +40,7 @@ from tournaments.services.bots import (
     bot_version_revalidate,
     bot_version_sweep,
     bot_version_validate,
+    validation_dispatch,
 )
 from tournaments.services.lifecycle import (
     TOURNAMENT_SETTINGS,
@@ -157,6 +158,7 @@ __all__ = [
     "tournament_start",
     "tournament_summary_store",
     "tournament_update",
+    "validation_dispatch",
     "worker_heartbeat_record",
     "worker_out_of_rotation",
 ]

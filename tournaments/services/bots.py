@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet, Sum
+from django.db.models.functions import Length
 from django.utils import timezone
 
 import games
@@ -29,6 +32,7 @@ from tournaments.models import (
     BotArtifact,
     BotVersion,
 )
+from tournaments.services import fairshare
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -89,6 +93,8 @@ def bot_version_create(
         digest = hashlib.sha256(data).hexdigest()
         status, report, size = BotVersion.Status.PENDING, {}, len(data)
     with transaction.atomic():
+        if not builtin:
+            _check_upload_limits(owner_id=bot.owner_id, size=len(data))
         Bot.objects.select_for_update().get(pk=bot.pk)  # one number per version
         last = bot.versions.order_by("-number").values_list("number", flat=True).first()
         version = BotVersion.objects.create(
@@ -103,11 +109,41 @@ def bot_version_create(
             report=report,
             validated_at=timezone.now() if builtin else None,
             runtime=runtime,
-            validation_queued_at=None if builtin else timezone.now(),
+            validation_queued_at=None,  # an upload waits for its validation's turn
         )
         if not builtin:
-            queue.bot_version_validate(version_id=version.pk)
+            validation_dispatch()
     return version
+
+
+def _check_upload_limits(*, owner_id: int, size: int) -> None:
+    """ApplicationError ``upload_limit`` if an upload of ``size`` bytes would take its author
+    over ``TAPIS_UPLOADS_PER_HOUR`` uploads in the last hour or ``TAPIS_UPLOAD_BYTES`` stored
+    (uploads and builds). Call inside a transaction: the author's uploads are counted one at a
+    time."""
+    get_user_model().objects.select_for_update().filter(pk=owner_id).first()
+    uploads = BotVersion.objects.filter(bot__owner_id=owner_id, builtin="")
+    recent = uploads.filter(created_at__gte=timezone.now() - timedelta(hours=1)).count()
+    if recent >= conf.uploads_hourly_cap():
+        raise ApplicationError(
+            f"you uploaded {recent} version{'s' if recent != 1 else ''} in the last hour, the "
+            "most allowed: try again later",
+            code="upload_limit",
+            extra={"last_hour": recent, "max_per_hour": conf.uploads_hourly_cap()},
+        )
+    stored = (uploads.aggregate(total=Sum("size"))["total"] or 0) + (
+        BotArtifact.objects.filter(version__bot__owner_id=owner_id).aggregate(
+            total=Sum(Length("data"))
+        )["total"]
+        or 0
+    )
+    if stored + size > conf.upload_bytes_cap():
+        raise ApplicationError(
+            f"your uploads and their builds take {stored} bytes; with this one they would be over "
+            f"the {conf.upload_bytes_cap()} bytes an author may store",
+            code="upload_limit",
+            extra={"stored_bytes": stored, "max_bytes": conf.upload_bytes_cap()},
+        )
 
 
 def _check_package(data: bytes, filename: str) -> str:
@@ -123,91 +159,175 @@ def _check_package(data: bytes, filename: str) -> str:
             raise ApplicationError(str(exc), code="bot_package") from None
 
 
+# What a version's package, build or artifact may raise at its validation: a rejection with
+# its reason, never a version left pending (a worker's local disk error among them: the
+# report says so, and staff may validate it again).
+REFUSALS: tuple[type[Exception], ...] = (PackageError, runtimes.BuildError, OSError)
+
+
 def bot_version_validate(*, version_id: int) -> BotVersion:
     """Run a pending version in the sandbox at a short table against built-in bots; it becomes
-    ready if it played every decision cleanly, rejected otherwise (the report says why).
-    Running it twice validates once; a version whose validation lease ran out (its worker died)
-    is taken over."""
+    ready if it played every decision cleanly, rejected otherwise (the report says why: its
+    package, its build or its artifact refused, or its play). Running it twice validates once;
+    a version whose validation lease ran out (its worker died) is taken over, at most
+    ``TAPIS_TABLE_MAX_ATTEMPTS`` times: then it is rejected."""
     now = timezone.now()
     lapsed = now - timedelta(seconds=conf.validation_lease_seconds())
+    claimable = Q(status=BotVersion.Status.PENDING) | Q(
+        status=BotVersion.Status.VALIDATING, validation_started_at__lt=lapsed
+    )
     claimed = BotVersion.objects.filter(
-        Q(status=BotVersion.Status.PENDING)
-        | Q(status=BotVersion.Status.VALIDATING, validation_started_at__lt=lapsed),
-        pk=version_id,
+        claimable, pk=version_id, validation_attempts__lt=conf.max_attempts()
     ).update(
         status=BotVersion.Status.VALIDATING,
         validation_started_at=now,
         validation_attempts=F("validation_attempts") + 1,
     )
-    version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if not claimed:
-        return version
+        _reject_used_up(BotVersion.objects.filter(claimable, pk=version_id), now=now)
+        return BotVersion.objects.select_related("bot").get(pk=version_id)
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
     mine = BotVersion.objects.filter(
         pk=version_id, status=BotVersion.Status.VALIDATING, validation_started_at=now
     )
     try:
         report = _validation_report(version)
+    except REFUSALS as exc:
+        report = _refusal_report(version, exc)
     except BaseException:
         mine.update(status=BotVersion.Status.PENDING, validation_started_at=None)
         raise
     status = BotVersion.Status.READY if report["ok"] else BotVersion.Status.REJECTED
-    mine.update(status=status, report=report, validated_at=timezone.now())
+    with transaction.atomic():
+        if mine.update(status=status, report=report, validated_at=timezone.now()):
+            if status == BotVersion.Status.REJECTED:
+                BotArtifact.objects.filter(version_id=version_id).delete()
+            validation_dispatch()
     version.refresh_from_db(fields=["status", "report", "validated_at", "toolchain"])
     return version
 
 
+def _refusal_report(version: BotVersion, exc: Exception) -> dict[str, JSON]:
+    """The report of a version whose package, build or artifact was refused."""
+    if isinstance(exc, OSError):
+        reason = f"the worker could not prepare the bot: {exc}"
+    else:
+        reason = str(exc)
+    reason, _, messages = reason.partition("\n")
+    report: dict[str, JSON] = {"ok": False, "reason": reason, "runtime": version.runtime}
+    if messages:
+        report["build_log"] = messages
+    return report
+
+
+def _version_reject(
+    versions: QuerySet[BotVersion], *, now: datetime, report: dict[str, JSON]
+) -> int:
+    """Reject the versions of ``versions`` (a compare-and-set) and delete their stored builds."""
+    with transaction.atomic():
+        ids = list(versions.select_for_update().values_list("pk", flat=True))
+        done = BotVersion.objects.filter(pk__in=ids).update(
+            status=BotVersion.Status.REJECTED, validated_at=now, report=report
+        )
+        BotArtifact.objects.filter(version_id__in=ids).delete()
+    for pk in ids:
+        log.warning("version %s rejected: %s", pk, report["reason"])
+    return done
+
+
+def _reject_used_up(versions: QuerySet[BotVersion], *, now: datetime) -> int:
+    """Reject those of ``versions`` whose validation attempts are used up."""
+    attempts = conf.max_attempts()
+    reason = (
+        f"the validation ended {attempts} times without an answer: the worker running it "
+        "died, was cut off or failed each time"
+    )
+    report: dict[str, JSON] = {"ok": False, "reason": reason, "attempts": attempts}
+    return _version_reject(
+        versions.filter(validation_attempts__gte=attempts), now=now, report=report
+    )
+
+
 def bot_version_sweep(*, now: datetime | None = None) -> list[int]:
     """The sweep's part for versions (run with the tables' sweep): a version whose validation
-    lease ran out (its worker died, or was cut off) is sent again, or rejected once
-    ``TAPIS_TABLE_MAX_ATTEMPTS`` workers took it without an answer (a version that kills
-    every worker it meets ends rejected, not validated for ever); a pending version whose
-    message seems lost is sent again. Every change is a compare-and-set. Returns the versions
-    sent again."""
+    lease ran out (its worker died, or was cut off) is sent again; a pending version whose
+    message seems lost is sent again; either is rejected once ``TAPIS_TABLE_MAX_ATTEMPTS``
+    workers took it without an answer (a version that kills or fails every worker it meets
+    ends rejected, not validated for ever). Waiting versions are then sent as the
+    validations' fair share allows (:func:`validation_dispatch`). Every change is a
+    compare-and-set. Returns the versions sent."""
     now = now or timezone.now()
     lapsed = now - timedelta(seconds=conf.validation_lease_seconds())
     stale = now - timedelta(seconds=conf.pending_requeue_seconds())
     Status = BotVersion.Status
-    expired = BotVersion.objects.filter(
-        status=Status.VALIDATING, validation_started_at__lt=lapsed
-    ).values_list("pk", "validation_started_at", "validation_attempts")
+    expired = BotVersion.objects.filter(status=Status.VALIDATING, validation_started_at__lt=lapsed)
+    lost = BotVersion.objects.filter(status=Status.PENDING, validation_queued_at__lt=stale)
+    _reject_used_up(expired, now=now)
+    _reject_used_up(lost, now=now)
     resent = []
-    for pk, started, attempts in expired:
-        this = BotVersion.objects.filter(
-            pk=pk, status=Status.VALIDATING, validation_started_at=started
-        )
-        if attempts >= conf.max_attempts():
-            reason = (
-                f"the validation ended {attempts} times without an answer: the worker running it "
-                "died or was cut off each time"
-            )
-            this.update(
-                status=Status.REJECTED,
-                validated_at=now,
-                report={"ok": False, "reason": reason, "attempts": attempts},
-            )
-            log.warning("version %s rejected: %s", pk, reason)
-            continue
+    for pk, started in expired.values_list("pk", "validation_started_at"):
         with transaction.atomic():
+            this = expired.filter(pk=pk, validation_started_at=started)
             if this.update(status=Status.PENDING, validation_queued_at=now):
                 queue.bot_version_validate(version_id=pk)
                 resent.append(pk)
-    lost = BotVersion.objects.filter(
-        Q(validation_queued_at__lt=stale)
-        | Q(validation_queued_at__isnull=True, created_at__lt=stale),
-        status=Status.PENDING,
-    ).values_list("pk", "validation_queued_at")
-    for pk, queued in lost:
+    for pk, queued in lost.values_list("pk", "validation_queued_at"):
         with transaction.atomic():
-            if BotVersion.objects.filter(
-                Q(validation_queued_at=queued) if queued else Q(validation_queued_at__isnull=True),
-                pk=pk,
-                status=Status.PENDING,
-            ).update(validation_queued_at=now):
+            if lost.filter(pk=pk, validation_queued_at=queued).update(validation_queued_at=now):
                 queue.bot_version_validate(version_id=pk)
                 resent.append(pk)
     if resent:
         log.info("sweep: versions sent again for validation: %s", resent)
-    return resent
+    return resent + validation_dispatch()
+
+
+# Validations by where they are: sent to the workers (their message queued) or running, and
+# waiting for a slot of the validations' fair share (not sent).
+_VALIDATION_SENT_OR_RUNNING = Q(status=BotVersion.Status.VALIDATING) | Q(
+    status=BotVersion.Status.PENDING, validation_queued_at__isnull=False
+)
+_VALIDATION_WAITING = Q(status=BotVersion.Status.PENDING, validation_queued_at__isnull=True)
+
+
+def validation_dispatch() -> list[int]:
+    """Send waiting validations while fewer than ``TAPIS_VALIDATIONS_IN_FLIGHT`` are sent or
+    running, by turns of their authors (:func:`fairshare.fair_share_turns`): the validations'
+    fair share of the workers, so that a tournament's table waits behind at most that many,
+    however many versions are uploaded at once. Called when a version is uploaded or sent
+    again, when a validation ends, and by the sweep. Returns the versions sent (once the
+    transaction, this one or the caller's, commits)."""
+    busy: Counter[int] = Counter()  # each author's validations in flight
+
+    def in_flight() -> int:
+        busy.update(
+            BotVersion.objects.filter(_VALIDATION_SENT_OR_RUNNING).values_list(
+                "bot__owner_id", flat=True
+            )
+        )
+        return busy.total()
+
+    def waiting() -> list[tuple[int, int]]:  # (version, author), after in_flight()
+        versions = BotVersion.objects.filter(_VALIDATION_WAITING).order_by("pk")
+        return fairshare.fair_share_turns(
+            list(versions.values_list("pk", "bot__owner_id")), author=lambda v: v[1], busy=busy
+        )
+
+    def start(version: tuple[int, int]) -> bool:
+        waiting = BotVersion.objects.filter(_VALIDATION_WAITING, pk=version[0])
+        sent = bool(waiting.update(validation_queued_at=timezone.now()))
+        if sent:
+            queue.bot_version_validate(version_id=version[0])
+        return sent
+
+    with transaction.atomic():
+        started = fairshare.fair_share_dispatch(
+            pool=fairshare.VALIDATIONS,
+            cap=conf.validations_in_flight_cap(),
+            in_flight=in_flight,
+            waiting=waiting,
+            start=start,
+        )
+    return [pk for pk, _ in started]
 
 
 def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
@@ -219,7 +339,7 @@ def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
             status=BotVersion.Status.PENDING,
             report={},
             validated_at=None,
-            validation_queued_at=timezone.now(),
+            validation_queued_at=None,
             validation_attempts=0,
         )
         if not updated:
@@ -227,7 +347,7 @@ def bot_version_revalidate(*, version: BotVersion) -> BotVersion:
                 f"{version.label} is {version.status}: only a rejected version is validated again",
                 code="status",
             )
-        queue.bot_version_validate(version_id=version.pk)
+        validation_dispatch()
     version.refresh_from_db(fields=["status", "report", "validated_at"])
     return version
 
@@ -276,7 +396,7 @@ def _build(version: BotVersion) -> dict[str, JSON] | None:
             runtime=artifact.runtime, toolchain=artifact.toolchain
         )
     version.runtime, version.toolchain = artifact.runtime, artifact.toolchain
-    judging.bot_version_artifact(version=version)  # into this worker's build cache
+    judging.bot_version_artifact(version=version, refuse=True)  # into this worker's build cache
     return None
 
 

@@ -1,11 +1,13 @@
-"""Fair share of the workers for work that is not a tournament's: matches' batches and
-practice runs' tables.
+"""Fair share of the workers for work that is not a tournament's: matches' batches, practice
+runs' tables and new versions' validations.
 
 Such work shares the tables' queue with tournament tables (one queue, every worker serves it in
 order), so a crowd of it could fill the queue ahead of a tournament's round. Its fair share: a
 *pool* of such work has at most ``cap`` items in flight (sent to the workers, or playing) at
 once; the others wait in the database, unsent, and are sent one by one as those in flight end.
 A tournament's table then waits behind at most ``cap`` items of each pool, however many wait.
+Within a pool, :func:`fair_share_turns` orders the waiting items by turns of their authors, so
+that one author's crowd never holds back another's first.
 
 :func:`fair_share_dispatch` is the one place that decision is made. It is called inside the
 transaction that changed the pool (an item created, recorded, failed, given back) and by the
@@ -19,17 +21,20 @@ transaction commits.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Final, TypeVar
 
 from django.db import connection, transaction
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 #: The advisory locks' first key, "Tapis" in ASCII: the pools' locks share no key with others.
 _LOCK_NAMESPACE: Final = 0x546170
 MATCHES: Final = "matches"
 PRACTICE: Final = "practice"
+VALIDATIONS: Final = "validations"
 
 
 def fair_share_lock(*, pool: str) -> None:
@@ -68,3 +73,22 @@ def fair_share_dispatch(
         if start(item):
             started.append(item)
     return started
+
+
+def fair_share_turns(
+    items: Sequence[T], *, author: Callable[[T], K], busy: Mapping[K, int]
+) -> list[T]:
+    """``items`` (in the order they came) in the order they should take free slots: by turns
+    of their authors, an author's first before anyone's second, counting the items each
+    author has in flight already (``busy``); in the order they came within a turn.
+
+    >>> fair_share_turns(["a1", "a2", "a3", "b1", "c1"], author=lambda x: x[0], busy={"c": 1})
+    ['a1', 'b1', 'a2', 'c1', 'a3']
+    """
+    taken: Counter[K] = Counter(busy)
+    turns = []
+    for item in items:
+        turns.append(taken[author(item)])
+        taken[author(item)] += 1
+    order = sorted(range(len(items)), key=lambda index: (turns[index], index))
+    return [items[index] for index in order]

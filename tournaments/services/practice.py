@@ -226,15 +226,10 @@ def practice_dispatch() -> list[int]:
         return busy.total()
 
     def waiting() -> list[Table]:  # after in_flight(), under the pool's lock
-        tables = list(
-            Table.objects.filter(_PRACTICE & _WAITING).select_related("tournament").order_by("pk")
+        tables = Table.objects.filter(_PRACTICE & _WAITING).select_related("tournament")
+        return fairshare.fair_share_turns(
+            list(tables.order_by("pk")), author=lambda t: t.tournament.organiser_id, busy=busy
         )
-        turn: dict[int, int] = {}
-        for table in tables:
-            author = table.tournament.organiser_id
-            turn[table.pk] = busy[author]
-            busy[author] += 1
-        return sorted(tables, key=lambda t: (turn[t.pk], t.pk))
 
     def start(table: Table) -> bool:
         sent = Table.objects.filter(pk=table.pk).filter(_WAITING).update(queued_at=timezone.now())
