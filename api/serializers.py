@@ -397,13 +397,23 @@ class StandingSerializer(serializers.Serializer[Any]):
     points = serializers.FloatField()
     points_exact = serializers.CharField(source="points", help_text="Exact, as a fraction.")
     relative_score = serializers.FloatField()
-    head_to_head = serializers.IntegerField()
+    head_to_head = serializers.IntegerField(
+        help_text="Wins minus losses against the entries tied with it on points and score."
+    )
+    head_to_head_decides = serializers.BooleanField(
+        help_text="Whether head-to-head told this entry apart from entries tied with it on "
+        "points and score (else it decided nothing: 0, or equal among the tied)."
+    )
     tables = serializers.IntegerField()
     total_score = serializers.IntegerField()
     places = serializers.ListField(child=serializers.IntegerField())
     ranked = serializers.BooleanField()
     withdrawn = serializers.BooleanField(source="entry.withdrawn")
     disqualified = serializers.BooleanField(source="entry.disqualified")
+    replaced = serializers.IntegerField(
+        help_text="Tables at which the judge replaced the entry's bot for faults: it forfeited "
+        "the rest of each (docs/tournaments.md, 'A fault never pays')."
+    )
     confidence = serializers.SerializerMethodField(
         help_text="Mean score per deal with its 95% interval (null: no score yet, or unranked)."
     )
@@ -458,6 +468,13 @@ class SeatSerializer(serializers.ModelSerializer[Seat]):
         allow_null=True,
         help_text="The judge handed the seat to a built-in bot." + _HIDDEN_HELP,
     )
+    replaced_deal = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="The deal (from 0) from which the judge replaced the seat's bot: from it on, "
+        "the seat forfeits the rest of the table (docs/tournaments.md, 'A fault never pays'). "
+        "Null: never replaced." + _HIDDEN_HELP,
+    )
     decisions = serializers.IntegerField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
     mean_time = serializers.FloatField(read_only=True, allow_null=True, help_text=_HIDDEN_HELP)
 
@@ -477,6 +494,7 @@ class SeatSerializer(serializers.ModelSerializer[Seat]):
             "points",
             "faults",
             "replaced",
+            "replaced_deal",
             "decisions",
             "mean_time",
         ]
@@ -690,6 +708,12 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
     bot_name = serializers.CharField(source="bot.name", read_only=True)
     owner = serializers.CharField(source="bot.owner.username", read_only=True)
     rank = serializers.SerializerMethodField()
+    replaced_tables = serializers.IntegerField(
+        read_only=True,
+        default=0,
+        help_text="Rated tables at which the judge replaced the bot for faults: it forfeited "
+        "the rest of each, and was placed last (docs/tournaments.md, 'A fault never pays').",
+    )
 
     class Meta:
         model = Rating
@@ -703,6 +727,7 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
             "mu",
             "sigma",
             "tables",
+            "replaced_tables",
             "updated_at",
         ]
         read_only_fields = fields

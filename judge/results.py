@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import games
 from games.base import JSON
+from judge.counting import counted_table, replaced_deal
 from judge.faults import Fault
 from judge.protocol import PROTOCOL_VERSION
 from judge.seats import decision_times_summary
@@ -20,7 +21,7 @@ class SeatResult:
     seat: int
     bot: str  # BotSpec.describe()
     name: str | None  # the name the bot gave in ready
-    total: int
+    total: int  # as it counts (judge.counting): a replaced seat forfeits the rest of its table
     score: int
     place: int
     decisions: int  # decisions the bot itself was asked (not its replacement)
@@ -32,6 +33,7 @@ class SeatResult:
     replaced_by: str | None
     replaced_at: dict[str, int | None] | None  # {"deal": d, "decision": n} of the last fault
     log: str  # the bot's stderr, capped
+    replaced_deal: int | None = None  # the deal from which it counts as replaced
 
     def as_json(self, *, with_log: bool = True) -> dict[str, JSON]:
         out: dict[str, JSON] = {
@@ -49,6 +51,7 @@ class SeatResult:
             "replaced": self.replaced,
             "replaced_by": self.replaced_by,
             "replaced_at": dict(self.replaced_at) if self.replaced_at is not None else None,
+            "replaced_deal": self.replaced_deal,
         }
         if with_log:
             out["log"] = self.log
@@ -63,10 +66,11 @@ class TableResult:
     preset: str
     seed: int
     seats: tuple[SeatResult, ...]
-    deal_points: tuple[tuple[int, ...], ...]
+    deal_points: tuple[tuple[int, ...], ...]  # as played (the replacement's own points)
     faults: tuple[Fault, ...]
     log: dict[str, JSON]  # the replay log (games.log format v1 plus times and faults)
     elapsed: float  # wall-clock seconds for the whole table
+    counted_points: tuple[tuple[int, ...], ...] = ()  # as they count (judge.counting)
 
     @property
     def totals(self) -> list[int]:
@@ -97,6 +101,7 @@ class TableResult:
             "places": list[JSON](self.places),
             "seats": [s.as_json(with_log=with_log) for s in self.seats],
             "deal_points": [list[JSON](p) for p in self.deal_points],
+            "counted_points": [list[JSON](p) for p in self.counted_points],
             "faults": [f.as_json() for f in self.faults],
         }
         if with_log:
@@ -142,7 +147,12 @@ def table_result(
         assert isinstance(index, int)
         entry["times"] = [round(t, 6) for t in times]
         entry["faults"] = deal_faults.get(index, [])
-    totals, scores, places = match.totals(), match.scores(), match.places()
+    replaced: list[int | None] = [None] * len(seats)
+    for record in seats:
+        if record.replaced_by is not None:
+            replaced[record.seat] = replaced_deal(record.replaced_at or {})
+    counted = counted_table(match.game, match.deal_points(), replaced)
+    totals, scores, places = counted.totals, counted.scores, counted.places
     seat_results = []
     for record in seats:
         mean, p99 = decision_times_summary(record.times)
@@ -163,6 +173,7 @@ def table_result(
                 replaced_by=record.replaced_by,
                 replaced_at=record.replaced_at if record.replaced_by is not None else None,
                 log=record.log,
+                replaced_deal=replaced[record.seat],
             )
         )
     log["judge"] = {
@@ -190,4 +201,5 @@ def table_result(
         faults=tuple(faults),
         log=log,
         elapsed=elapsed,
+        counted_points=tuple(tuple(p) for p in counted.points),
     )

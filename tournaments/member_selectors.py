@@ -22,6 +22,7 @@ from django.utils import timezone
 import games
 from api.models import ApiToken
 from api.permissions import is_organiser, owns_bot, runs_tournament
+from judge.counting import counted_points
 from judge.seats import LOG_CUT_NOTE
 from tournaments import scoring, selectors, visibility
 from tournaments.models import Bot, BotVersion, Deal, Entry, Seat, Table, Tournament
@@ -558,11 +559,19 @@ def practice_page(*, user: Any, practice_id: int, results: bool = True) -> Pract
             .first()
         )
         if visibility.table_shown(user=user, table=line.table):
-            deals = [
-                PracticeDeal(pk, index, [int(p) for p in points])
-                for pk, index, points in Deal.objects.filter(table=line.table)
+            rows = list(
+                Deal.objects.filter(table=line.table)
                 .order_by("index")
                 .values_list("pk", "index", "points")
+            )
+            counted = counted_points(
+                [[int(p) for p in points] for _, _, points in rows],
+                _replaced_deals(line.table),
+                lower_is_better=games.game_class(tournament.game).lower_is_better,
+            )
+            deals = [
+                PracticeDeal(pk, index, points)
+                for (pk, index, _), points in zip(rows, counted, strict=True)
             ]
             if results:
                 shown_results = table_page(table_id=line.table.pk, user=user)
@@ -576,6 +585,15 @@ def practice_page(*, user: Any, practice_id: int, results: bool = True) -> Pract
         deals=deals,
         results=shown_results,
         error=error,
+    )
+
+
+def _replaced_deals(table: Table) -> list[int | None]:
+    """The deal from which each seat of ``table`` was replaced (None: never)."""
+    return list(
+        Seat.objects.filter(table=table)
+        .order_by("position")
+        .values_list("replaced_deal", flat=True)
     )
 
 

@@ -401,6 +401,12 @@ class Seat(models.Model):
     replaced = models.BooleanField(
         default=False, help_text="The judge handed the seat to a built-in bot."
     )
+    replaced_deal = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The deal (from 0) from which the seat was replaced: it forfeits the rest of "
+        "the table (docs/tournaments.md, 'A fault never pays').",
+    )
     decisions = models.PositiveIntegerField(default=0)
     mean_time = models.FloatField(null=True, blank=True)
     bot_name = models.CharField(max_length=100, blank=True, help_text="The name the bot gave.")

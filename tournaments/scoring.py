@@ -119,6 +119,7 @@ class TableOutcome:
     scores: tuple[int, ...]
     places: tuple[int, ...]
     points: tuple[Fraction, ...]  # tournament points of each seat (place points or matchpoints)
+    replaced: tuple[bool, ...] = ()  # seats the judge replaced (judge.counting)
 
     def average_score(self) -> Fraction:
         return Fraction(sum(self.scores), len(self.scores))
@@ -139,6 +140,8 @@ class Standing:
     total_score: int
     places: tuple[int, ...]  # the place at each table played, in round order
     ranked: bool = True
+    replaced: int = 0  # tables at which the judge replaced its bot
+    head_to_head_decides: bool = False  # it was tied on the above and head-to-head told apart
 
 
 def standings_as_json(lines: Sequence[Standing]) -> list[list[Any]]:
@@ -162,13 +165,16 @@ def standings_as_json(lines: Sequence[Standing]) -> list[list[Any]]:
             line.total_score,
             list(line.places),
             line.ranked,
+            line.replaced,
+            line.head_to_head_decides,
         ]
         for line in lines
     ]
 
 
 def standings_from_json(data: Sequence[Sequence[Any]]) -> list[Standing]:
-    """The standings that :func:`standings_as_json` stored."""
+    """The standings that :func:`standings_as_json` stored (those stored before the replaced
+    tables and the head-to-head's part were kept read as none and not deciding)."""
     return [
         Standing(
             entry=entry,
@@ -181,8 +187,10 @@ def standings_from_json(data: Sequence[Sequence[Any]]) -> list[Standing]:
             total_score=total,
             places=tuple(places),
             ranked=ranked,
+            replaced=int(rest[0]) if rest else 0,
+            head_to_head_decides=bool(rest[1]) if len(rest) > 1 else False,
         )
-        for entry, rank, points, relative, h2h, draw, tables, total, places, ranked in data
+        for entry, rank, points, relative, h2h, draw, tables, total, places, ranked, *rest in data
     ]
 
 
@@ -214,6 +222,7 @@ def standings(
     relative: dict[EntryId, Fraction] = dict.fromkeys(known, Fraction(0))
     total: dict[EntryId, int] = dict.fromkeys(known, 0)
     places: dict[EntryId, list[int]] = {e: [] for e in known}
+    replaced: dict[EntryId, int] = dict.fromkeys(known, 0)
     # beat[a][b]: how often a placed better than b at a table they shared
     beat: dict[EntryId, dict[EntryId, int]] = defaultdict(lambda: defaultdict(int))
     sign = -1 if lower_is_better else 1
@@ -225,6 +234,7 @@ def standings(
             relative[entry] += sign * (outcome.scores[i] - average)
             total[entry] += outcome.scores[i]
             places[entry].append(outcome.places[i])
+            replaced[entry] += bool(outcome.replaced and outcome.replaced[i])
         for (i, a), (j, b) in itertools.permutations(seated, 2):
             if outcome.places[i] < outcome.places[j]:
                 beat[a][b] += 1
@@ -232,23 +242,25 @@ def standings(
     draw = seeded_draw(known, seed)
     excluded = set(unranked) & known
 
-    def order(group: list[EntryId]) -> list[tuple[EntryId, int]]:
+    def order(group: list[EntryId]) -> list[tuple[EntryId, int, bool]]:
         group = sorted(group, key=lambda e: (-points[e], -relative[e]))
-        result: list[tuple[EntryId, int]] = []
+        result: list[tuple[EntryId, int, bool]] = []
         for _, tied_iter in itertools.groupby(group, key=lambda e: (points[e], relative[e])):
             tied = list(tied_iter)
             h2h = {
                 e: sum(beat[e][o] - beat[o][e] for o in tied if o != e) if len(tied) > 1 else 0
                 for e in tied
             }
+            # Head-to-head decides only where it tells apart entries tied on the above.
+            decides = len(set(h2h.values())) > 1
             tied.sort(key=lambda e: (-h2h[e], draw[e]))
-            result.extend((e, h2h[e]) for e in tied)
+            result.extend((e, h2h[e], decides) for e in tied)
         return result
 
     lines: list[Standing] = []
     ranked_order = order([e for e in known if e not in excluded])
     unranked_order = order(list(excluded))
-    for position, (entry, h2h) in enumerate([*ranked_order, *unranked_order], start=1):
+    for position, (entry, h2h, decides) in enumerate([*ranked_order, *unranked_order], start=1):
         is_ranked = entry not in excluded
         lines.append(
             Standing(
@@ -262,6 +274,8 @@ def standings(
                 total_score=total[entry],
                 places=tuple(places[entry]),
                 ranked=is_ranked,
+                replaced=replaced[entry],
+                head_to_head_decides=decides,
             )
         )
     return lines

@@ -50,6 +50,8 @@ from numpy.typing import NDArray
 from scipy import special
 from threadpoolctl import ThreadpoolController
 
+from judge.counting import counted_points
+
 EntryId = int
 #: (round number, table number): the seats with the same key sat at the same table.
 TableKey = tuple[int, int]
@@ -73,14 +75,17 @@ SPREAD_FILE = Path(__file__).with_name("spread.json")
 @dataclasses.dataclass(frozen=True, slots=True)
 class SeatRow:
     """A seat as the database stores it (``Seat``: its table's round number and number,
-    ``position``, ``entry_id``, ``substitute``). A substitute seat is a house bot playing for
-    a withdrawn or disqualified entry: it counts as a house seat."""
+    ``position``, ``entry_id``, ``substitute``, ``replaced_deal``). A substitute seat is a
+    house bot playing for a withdrawn or disqualified entry: it counts as a house seat. A
+    replaced seat's deals count as :mod:`judge.counting` says (it forfeits the rest of its
+    table)."""
 
     round: int
     table: int
     position: int
     entry: EntryId | None
     substitute: bool = False
+    replaced_deal: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -226,9 +231,11 @@ def results_from_rows(
     [(7, (0.0, -2.0)), (None, (0.0, -1.0)), (None, (0.0, 3.0))]
     """
     positions: dict[TableKey, dict[int, EntryId | None]] = defaultdict(dict)
+    replaced: dict[TableKey, dict[int, int | None]] = defaultdict(dict)
     for seat in seats:
         entry = None if seat.substitute else seat.entry
         positions[(seat.round, seat.table)][seat.position] = entry
+        replaced[(seat.round, seat.table)][seat.position] = seat.replaced_deal
     played: dict[TableKey, list[DealRow]] = defaultdict(list)
     for deal in deals:
         played[(deal.round, deal.table)].append(deal)
@@ -238,12 +245,17 @@ def results_from_rows(
         if not rows:
             continue
         entries = tuple(seated.get(p) for p in range(max(seated) + 1))
+        counted = counted_points(
+            [row.points for row in rows],
+            [replaced[key].get(p) for p in range(len(entries))],
+            lower_is_better=lower_is_better,
+        )
         tables.append(
             TablePlay(
                 round=key[0],
                 table=key[1],
                 entries=entries,
-                points=tuple(tuple(float(p) for p in row.points) for row in rows),
+                points=tuple(tuple(float(p) for p in points) for points in counted),
             )
         )
     return table_results(tables, duplicate=duplicate, lower_is_better=lower_is_better)
@@ -324,6 +336,21 @@ def _standard_error_factor(blocks: NDArray[np.int64]) -> FloatArray:
     return out
 
 
+def _rank_widening(blocks: NDArray[np.int64], confidence: float) -> FloatArray:
+    """How much wider than the bootstrap's own spread each entry's interval is, for ``n``
+    blocks: the standard error's small-sample factor times Student's quantile over the
+    normal one (1 for fewer than two blocks: no interval, no rank chance shown).
+
+    >>> [round(float(x), 2) for x in _rank_widening(np.array([1, 2, 8, 100]), 0.95)]
+    [1.0, 11.23, 1.37, 1.02]
+    """
+    level = 0.5 + confidence / 2
+    n = np.maximum(blocks, 2)
+    student = special.stdtrit(n - 1, level) / special.ndtri(level)
+    factor = np.sqrt((n + 1) / (n - 1)) * student
+    return np.where(blocks >= 2, factor, 1.0)
+
+
 def standings_with_confidence(
     results: Results,
     *,
@@ -350,9 +377,12 @@ def standings_with_confidence(
     noise of their two ends shifts them: docs/tournaments.md has the measures.) The seed is
     fixed: the same results give the same figures.
 
-    **Rank probabilities**: in each replicate the entries are ranked by their means; an entry's
-    probability of rank ``r`` is the share of replicates in which it ranked ``r``. Each entry's
-    probabilities sum to 1, as do each rank's.
+    **Rank probabilities**: in each replicate the entries are ranked by their means, each
+    entry's replicates first widened around its mean by :func:`_rank_widening` (the interval's
+    small-sample factor: the bootstrap's own spread is overconfident with few blocks); an
+    entry's probability of rank ``r`` is the share of replicates in which it ranked ``r``. Each
+    entry's probabilities sum to 1, as do each rank's. With a single block an entry's mean does
+    not move: its chances mean nothing (the pages say it needs two tables).
 
     **Settled**: the place of the entry ranked ``r`` is settled when its interval is clear of
     the intervals of every other entry: its low end above the high end of every entry ranked
@@ -391,8 +421,12 @@ def standings_with_confidence(
     half = np.where(blocks >= 2, half, np.inf)
     low, high = means - half, means + half
 
-    # Ranks in each replicate (0 is the best).
-    order = np.argsort(-replicates.T, axis=1)
+    # Ranks in each replicate (0 is the best), each entry's replicates widened around its mean
+    # by the factor that widens its interval: the bootstrap alone is overconfident with few
+    # blocks (a single block does not move at all).
+    widen = _rank_widening(blocks, confidence)
+    spread = means[:, np.newaxis] + (replicates - means[:, np.newaxis]) * widen[:, np.newaxis]
+    order = np.argsort(-spread.T, axis=1)
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.broadcast_to(np.arange(size), order.shape), axis=1)
     cells = np.arange(size)[np.newaxis, :] * size + ranks

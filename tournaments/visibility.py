@@ -297,7 +297,17 @@ def table_seed_shown(*, user: Viewer, table: Table) -> bool:
 
 # A seat's results, written when its table is recorded.
 SEAT_RESULT_FIELDS = frozenset(
-    {"score", "total", "place", "points", "faults", "replaced", "decisions", "mean_time"}
+    {
+        "score",
+        "total",
+        "place",
+        "points",
+        "faults",
+        "replaced",
+        "replaced_deal",
+        "decisions",
+        "mean_time",
+    }
 )
 
 SECRET_FIELDS: Mapping[type[models.Model], frozenset[str]] = {

@@ -316,7 +316,11 @@ def test_a_table_page_says_faults_and_the_replacement_in_plain_words(client: Cli
         faults
     )
     assert "&#x27;ZZ&#x27;" in faults  # what it sent, escaped
-    assert f"{label} was replaced: the built-in <em>heuristic</em> bot played the rest" in faults
+    assert (
+        f"<strong>{label} was replaced at deal 1</strong>: the built-in <em>heuristic</em> bot "
+        "played the rest"
+    ) in faults
+    assert "this seat counts the worst points of each deal and its place is last" in faults
 
 
 def test_a_long_tables_score_sheet_and_faults_come_a_page_at_a_time(

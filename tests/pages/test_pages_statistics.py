@@ -393,3 +393,51 @@ def test_a_running_tournaments_live_part_is_rendered_once_per_version_for_every_
     third = Client().get(url).content.decode()
     done = re.compile(r'data-testid="tables-done">(\d+) of')
     assert [done.findall(html) for html in (first, third)] == [["2"], ["3"]]
+
+
+def test_rank_chances_and_head_to_head_show_only_where_they_mean_something(
+    client: Client,
+) -> None:
+    """One table per entry: no interval, so no rank chance (not "100%" beside "no interval
+    yet") and no settled place; head to head decided nothing (no tie), so it shows a dash
+    with a title saying why, not 0."""
+    tournament = make_tournament(rounds=1, deals_per_table=2)
+    enter_builtins(tournament, ["heuristic", "lowest", "random", "random"])
+    services.tournament_start(tournament=tournament)
+    services.tournament_run_here(tournament=tournament)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    html = page_html(client, tournament)
+    standings = html[
+        html.index('id="standings"') : html.index("</table>", html.index('id="standings"'))
+    ]
+    assert standings.count("needs two tables") == 4
+    body = standings[standings.index("<tbody>") :]
+    # No chance at all, 100% or other (the only percentage is the intervals' level).
+    assert set(re.findall(r"\S*\d+%", body)) == {"95%"}
+    assert standings.count("Head to head decided nothing here") == 4
+
+
+def test_head_to_head_decides_only_where_it_tells_tied_entries_apart() -> None:
+    from fractions import Fraction
+
+    from tournaments import scoring
+
+    def decides(*outcomes: scoring.TableOutcome) -> dict[int, bool]:
+        lines = scoring.standings(
+            entries=[1, 2, 3, 4], outcomes=outcomes, seed=1, lower_is_better=True
+        )
+        return {line.entry: line.head_to_head_decides for line in lines}
+
+    # 1 and 3 are tied on points and score, as are 2 and 4, but they never met: 0 decides
+    # nothing (the seeded draw does).
+    assert decides(
+        scoring.TableOutcome(1, 1, (1, 2), (0, 26), (1, 2), (Fraction(1), Fraction(0))),
+        scoring.TableOutcome(1, 2, (3, 4), (0, 26), (1, 2), (Fraction(1), Fraction(0))),
+    ) == {1: False, 2: False, 3: False, 4: False}
+    # All four tied; 1 placed above 2 where they met: head to head orders the tie.
+    half = (Fraction(1, 2), Fraction(1, 2))
+    assert decides(
+        scoring.TableOutcome(1, 1, (1, 2), (5, 5), (1, 2), half),
+        scoring.TableOutcome(1, 2, (3, 4), (5, 5), (1, 1), half),
+    ) == {1: True, 2: True, 3: True, 4: True}

@@ -44,6 +44,7 @@ _SEAT_INLINE_FIELDS = (
     "points",
     "faults",
     "replaced",
+    "replaced_deal",
     "decisions",
     "mean_time_ms",
 )

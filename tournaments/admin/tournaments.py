@@ -281,9 +281,17 @@ class TournamentAdmin(HidingAdmin):
                     f"{float(row.points):g}",
                     f"{float(row.relative_score):+g}",
                     " ".join(str(p) for p in row.places),
-                    "withdrawn"
-                    if row.entry.withdrawn
-                    else ("disqualified" if row.entry.disqualified else ""),
+                    ", ".join(
+                        word
+                        for word in (
+                            "withdrawn" if row.entry.withdrawn else "",
+                            "disqualified" if row.entry.disqualified else "",
+                            f"replaced at {row.replaced} table{'s' if row.replaced != 1 else ''}"
+                            if row.replaced
+                            else "",
+                        )
+                        if word
+                    ),
                 )
                 for row in rows
             ),

@@ -10,10 +10,10 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Page
-from django.db.models import Avg, Count
+from django.db.models import Avg, Count, Q
 from django.http import Http404
 
-from tournaments import visibility
+from tournaments import selectors, visibility
 from tournaments.models import (
     Bot,
     BotVersion,
@@ -42,6 +42,7 @@ class EntryLine:
     version: int
     rank: int | None
     entries: int
+    replaced: int = 0  # tables at which the judge replaced it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -172,7 +173,15 @@ def bot_page(
         Entry.objects.filter(version__bot=bot, tournament__in=listed_tournaments(user=user))
         .select_related("tournament", "version")
         .defer("version__content", "version__report", "tournament__options")
-        .annotate(entry_count=Count("tournament__entries", distinct=True))
+        .annotate(
+            entry_count=Count("tournament__entries", distinct=True),
+            # The tables shown at which the judge replaced it (it forfeited their rest).
+            replaced_tables=Count(
+                "seats",
+                filter=Q(visibility.tables_shown_q(prefix="seats__table__"), seats__replaced=True),
+                distinct=True,
+            ),
+        )
         .order_by("-tournament__created_at", "-pk")
     )
     entries = paginate(entries_qs, page, PAGE_SIZE)
@@ -183,10 +192,13 @@ def bot_page(
             version=e.version.number,
             rank=e.final_rank,
             entries=e.entry_count,  # type: ignore[attr-defined]
+            replaced=e.replaced_tables,  # type: ignore[attr-defined]
         )
         for e in entries.object_list
     ]
-    ratings_rows = list(Rating.objects.filter(bot=bot).order_by("family"))
+    ratings_rows = list(
+        selectors.ratings_with_replaced(Rating.objects.filter(bot=bot)).order_by("family")
+    )
     history: dict[int, list[RatingHistory]] = defaultdict(list)
     for h in RatingHistory.objects.filter(rating__bot=bot).order_by("created_at", "pk"):
         history[h.rating_id].append(h)
@@ -286,7 +298,7 @@ def rankings_page(*, family: str = "", page: str | int | None = None) -> Ranking
     if chosen is None:
         return RankingsPage(families=[], family=None, page=None, first_rank=1)
     board = (
-        Rating.objects.filter(family=chosen.family)
+        selectors.ratings_with_replaced(Rating.objects.filter(family=chosen.family))
         .select_related("bot__owner")
         .order_by("-ordinal", "pk")
     )

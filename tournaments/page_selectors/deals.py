@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections import defaultdict
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +21,7 @@ from django.utils.safestring import mark_safe
 import games
 from games.base import JSON
 from games.cards import card_name
+from judge.counting import counted_points
 from tournaments import scoring, selectors, visibility
 from tournaments.models import Deal, Seat, Table, Tournament
 from tournaments.page_selectors.common import PAGE_SIZE, paginate
@@ -126,7 +128,21 @@ def deal_traveller(
     deals = list(_duplicate_deals(deal))
     if len(deals) < 2:
         return None
-    points = [[list(d.points)] for d in deals]
+    # As they count: a seat replaced by this deal forfeits it (judge.counting).
+    replaced: dict[int, dict[int, int | None]] = defaultdict(dict)
+    for table_id, position, start in Seat.objects.filter(
+        table_id__in=[d.table_id for d in deals], replaced_deal__lte=deal.index
+    ).values_list("table_id", "position", "replaced_deal"):
+        replaced[table_id][position] = start
+    counted = [
+        counted_points(
+            [list(d.points)],
+            [replaced[d.table_id].get(p) for p in range(len(d.points))],
+            lower_is_better=lower_is_better,
+        )[0]
+        for d in deals
+    ]
+    points = [[c] for c in counted]
     try:
         matchpoints = scoring.duplicate_matchpoints(points, lower_is_better=lower_is_better)
     except scoring.FormatError:
@@ -151,7 +167,7 @@ def deal_traveller(
             cells=[
                 TravellerCell(bot=bot, points=p, matchpoints=_halves(mp))
                 for bot, p, mp in zip(
-                    seats.get(deals[i].table_id, []), deals[i].points, matchpoints[i], strict=False
+                    seats.get(deals[i].table_id, []), counted[i], matchpoints[i], strict=False
                 )
             ],
             current=deals[i].pk == deal.pk,

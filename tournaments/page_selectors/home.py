@@ -7,10 +7,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Count, F, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
-from tournaments import visibility
+from tournaments import selectors, visibility
 from tournaments.models import (
     Deal,
     Entry,
@@ -103,6 +103,8 @@ def winners_of(tournaments: Sequence[Tournament]) -> dict[int, Entry]:
     winners: dict[int, Entry] = {}
     for entry in (
         Entry.objects.filter(tournament_id__in=finished, final_rank=1)
+        # The tables at which the judge replaced its bot (marked beside the winner).
+        .annotate(replaced_tables=Count("seats", filter=Q(seats__replaced=True)))
         .select_related("version__bot", "user")
         .defer("version__content")
         .order_by("tournament_id", "pk")
@@ -122,7 +124,7 @@ def leaderboards(*, size: int = LEADERBOARD_SIZE) -> list[Leaderboard]:
     if not families:
         return []
     ranked = (
-        Rating.objects.filter(family__in=families)
+        selectors.ratings_with_replaced(Rating.objects.filter(family__in=families))
         .annotate(
             rank=Window(
                 RowNumber(), partition_by=[F("family")], order_by=[F("ordinal").desc(), F("pk")]

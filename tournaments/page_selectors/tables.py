@@ -11,7 +11,9 @@ from django.core.paginator import Page
 from django.db.models import Max, Prefetch
 from django.http import Http404
 
+import games
 from games.log import place_in_words
+from judge.counting import counted_points
 from tournaments import services, visibility
 from tournaments.models import (
     Deal,
@@ -89,6 +91,14 @@ class SheetLine:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class ReplacedLine:
+    """A seat the judge replaced, from deal ``number`` (from 1)."""
+
+    label: str
+    number: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class TimeLine:
     position: int
     label: str
@@ -107,7 +117,7 @@ class TablePage:
     sheet: list[SheetLine]
     totals: list[int]
     faults: list[FaultLine]
-    replaced: list[str]
+    replaced: list[ReplacedLine]
     times: list[TimeLine]
     house_bot: str
     hidden_reason: str
@@ -158,12 +168,17 @@ def table_page(
     sheet_page = faults_of = None
     if shown:
         running = [0] * len(seats)
+        replaced_from = [s.replaced_deal for s in table.seats.all()]
+        lower_is_better = games.game_class(table.tournament.game).lower_is_better
         for row in (
             Deal.objects.filter(table=table)
             .order_by("index")
             .values("id", "index", "points", "decisions", "faults")
         ):
-            points = [int(p) for p in row["points"]]
+            # As it counts: a replaced seat forfeits the rest of its table (judge.counting).
+            points = counted_points(
+                [[int(p) for p in row["points"]]], replaced_from, lower_is_better=lower_is_better
+            )[0]
             running = [a + b for a, b in zip(running, points, strict=False)]
             sheet.append(
                 SheetLine(
@@ -203,7 +218,11 @@ def table_page(
             )
             for seat in table.seats.all()
         ]
-    replaced = [labels[s.position] for s in table.seats.all() if shown and s.replaced]
+    replaced = [
+        ReplacedLine(labels[s.position], (s.replaced_deal or 0) + 1)
+        for s in table.seats.all()
+        if shown and s.replaced
+    ]
     return TablePage(
         table=table,
         tournament=table.tournament,

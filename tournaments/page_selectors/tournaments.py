@@ -138,12 +138,31 @@ class EntryConfidence:
         return f"{signed(self.low)} to {signed(self.high)}"
 
     @property
+    def has_chances(self) -> bool:
+        """Whether the rank chances mean something: with a single table (or board) the mean
+        does not move in the bootstrap, so there is neither an interval nor a chance."""
+        return self.low is not None and self.high is not None
+
+    def _chance(self, probability: float) -> str:
+        """A chance in words: never 0% or 100% while the place is not settled."""
+        if not self.settled and probability >= 0.995:
+            return ">99%"
+        if not self.settled and probability < 0.005:
+            return "<1%"
+        return percent(probability)
+
+    @property
     def probability_text(self) -> str:
-        return percent(self.probability)
+        return self._chance(self.probability) if self.has_chances else "needs two tables"
 
     @property
     def likely_text(self) -> str:
-        return ", ".join(f"rank {rank}: {percent(p)}" for rank, p in self.likely)
+        if not self.has_chances:
+            return (
+                "One table so far: its mean has nothing to vary over, so neither an interval "
+                "nor a rank chance means anything until a second table"
+            )
+        return ", ".join(f"rank {rank}: {self._chance(p)}" for rank, p in self.likely)
 
     @property
     def summary(self) -> str:
@@ -172,6 +191,12 @@ class SeatLine:
     points: Decimal | None
     faults: int
     mine: bool
+    replaced_deal: int | None = None  # from 0: the judge replaced its bot (shown results only)
+
+    @property
+    def replaced_number(self) -> int | None:
+        """The deal, from 1, from which the seat was replaced."""
+        return self.replaced_deal + 1 if self.replaced_deal is not None else None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -687,6 +712,7 @@ def seat_lines(table: Table, user: Any, shown: bool) -> list[SeatLine]:
             points=seat.points if shown else None,
             faults=seat.faults if shown else 0,
             mine=_is_mine(seat.entry, user),
+            replaced_deal=seat.replaced_deal if shown and seat.replaced else None,
         )
         for seat in table.seats.all()
     ]
@@ -752,6 +778,7 @@ def _table_lines(
             "place",
             "points",
             "faults",
+            "replaced_deal",
         )
     ):
         seats[row["table_id"]].append(dict(row))
@@ -787,6 +814,7 @@ def _table_lines(
                     points=seat["points"] if shown else None,
                     faults=seat["faults"] if shown else 0,
                     mine=user_id is not None and seat["entry__user_id"] == user_id,
+                    replaced_deal=seat["replaced_deal"] if shown else None,
                 )
             )
         out.append(

@@ -19,6 +19,7 @@ from tournaments.selectors.bots import (
     bot_version_content,
     bot_versions,
     rating_leaderboard,
+    ratings_with_replaced,
 )
 from tournaments.selectors.replays import (
     StoredReplay,
@@ -98,6 +99,7 @@ __all__ = [
     "match_progress",
     "preset_spread_source",
     "rating_leaderboard",
+    "ratings_with_replaced",
     "replays_to_store",
     "seat_label",
     "standings_for_tournament",

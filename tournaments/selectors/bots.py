@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from tournaments.models import (
     Bot,
@@ -27,7 +28,26 @@ def bot_version_content(*, version: BotVersion) -> bytes:
 
 
 def rating_leaderboard(*, family: str) -> QuerySet[Rating]:
-    return Rating.objects.filter(family=family).select_related("bot__owner").order_by("-ordinal")
+    return ratings_with_replaced(
+        Rating.objects.filter(family=family).select_related("bot__owner").order_by("-ordinal")
+    )
+
+
+def ratings_with_replaced(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """``ratings`` with ``replaced_tables``: the rated tables at which the judge replaced the
+    bot for faults (it forfeited their rest: docs/tournaments.md, "A fault never pays")."""
+    replaced = (
+        RatingHistory.objects.filter(
+            rating=OuterRef("pk"),
+            table__seats__replaced=True,
+            table__seats__entry__version__bot_id=OuterRef("bot_id"),
+        )
+        .order_by()
+        .values("rating")
+        .annotate(n=Count("table", distinct=True))
+        .values("n")
+    )
+    return ratings.annotate(replaced_tables=Coalesce(Subquery(replaced), Value(0)))
 
 
 def bot_rating_history(*, bot: Bot, family: str | None = None) -> QuerySet[RatingHistory]:

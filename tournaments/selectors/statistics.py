@@ -34,7 +34,14 @@ SPREAD_TOURNAMENTS = 20
 SPREAD_MIN_SCORES = 200
 
 # The columns statistics.SeatRow and statistics.DealRow are made of.
-SEAT_FIELDS = ("table__round__number", "table__number", "position", "entry_id", "substitute")
+SEAT_FIELDS = (
+    "table__round__number",
+    "table__number",
+    "position",
+    "entry_id",
+    "substitute",
+    "replaced_deal",
+)
 DEAL_FIELDS = ("table__round__number", "table__number", "index", "points")
 
 

@@ -60,7 +60,14 @@ def tournament_outcomes(
         seats = seats.filter(table__round__number__lt=before_round)
     # One lean query (no table results, no bot logs), the seats grouped by table in order.
     rows = seats.order_by("table__round__number", "table__number", "position").values(
-        "table_id", "table__round__number", "table__number", "entry_id", "score", "place", "points"
+        "table_id",
+        "table__round__number",
+        "table__number",
+        "entry_id",
+        "score",
+        "place",
+        "points",
+        "replaced",
     )
     tables: dict[int, list[dict[str, Any]]] = {}
     for row in rows:
@@ -85,6 +92,7 @@ def tournament_outcomes(
                 scores=tuple(int(s["score"]) for s in table_seats),
                 places=places,
                 points=points,
+                replaced=tuple(bool(s["replaced"]) for s in table_seats),
             )
         )
     return outcomes
@@ -103,6 +111,8 @@ class StandingRow:
     total_score: int
     places: tuple[int, ...]
     ranked: bool
+    replaced: int = 0  # tables at which the judge replaced its bot (it forfeited their rest)
+    head_to_head_decides: bool = False
 
     def as_json(self) -> dict[str, JSON]:
         return {
@@ -121,6 +131,8 @@ class StandingRow:
             "ranked": self.ranked,
             "withdrawn": self.entry.withdrawn,
             "disqualified": self.entry.disqualified,
+            "replaced": self.replaced,
+            "head_to_head_decides": self.head_to_head_decides,
         }
 
 
@@ -172,6 +184,8 @@ def standings_for_tournament(*, tournament: Tournament) -> list[StandingRow]:
             total_score=line.total_score,
             places=line.places,
             ranked=line.ranked,
+            replaced=line.replaced,
+            head_to_head_decides=line.head_to_head_decides,
         )
         for line in lines
     ]

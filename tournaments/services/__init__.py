@@ -8,6 +8,8 @@ per entity, their public names gathered here (``from tournaments import services
   periodic sweep;
 - :mod:`~tournaments.services.recording`: recording a played table and closing its round;
 - :mod:`~tournaments.services.ratings`: the ratings a finished tournament updates;
+- :mod:`~tournaments.services.recount`: recounting tables recorded before a fault stopped
+  paying;
 - :mod:`~tournaments.services.audit`: re-playing recorded deals through the engine;
 - :mod:`~tournaments.services.workers`: the workers' heartbeats;
 - :mod:`~tournaments.services.matches`: matches between two versions ("is v2 better?");
@@ -76,6 +78,7 @@ from tournaments.services.practice import (
 )
 from tournaments.services.ratings import ratings_update
 from tournaments.services.recording import table_record_result
+from tournaments.services.recount import Recount, ratings_rebuild, replaced_seats_recount
 from tournaments.services.tables import (
     LeaseLost,
     SweepReport,
@@ -105,6 +108,7 @@ __all__ = [
     "Check",
     "DealAudit",
     "LeaseLost",
+    "Recount",
     "SweepReport",
     "TableRun",
     "TournamentAudit",
@@ -132,7 +136,9 @@ __all__ = [
     "practice_opponents",
     "practice_table_failed",
     "practice_tables_in_flight",
+    "ratings_rebuild",
     "ratings_update",
+    "replaced_seats_recount",
     "round_advance",
     "sweep_if_due",
     "table_claim",

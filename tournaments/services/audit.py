@@ -16,6 +16,7 @@ import games
 from games.base import JSON
 from games.errors import GameError
 from games.log import verify_deal
+from judge.counting import counted_table
 from tournaments import judging, seeds, visibility
 from tournaments.models import (
     Deal,
@@ -250,7 +251,8 @@ TOURNAMENT_CHECKS = (
 )
 SEATS_CHECK = (
     "seats",
-    "Each table's seats' scores and places follow from its deals' points.",
+    "Each table's seats' scores and places follow from its deals' points (a replaced seat "
+    "forfeiting the rest of its table).",
 )
 
 
@@ -326,9 +328,11 @@ def tournament_audit(*, tournament: Tournament, shown_only: bool = False) -> Tou
             deal_points.append(list(deal.points))
         if not deal_points:
             continue
-        scores = engine.match_scores(deal_points)
-        places = engine.places(scores)
         seats = seats_of[table.pk]
+        counted = counted_table(engine, deal_points, [s.replaced_deal for s in seats])
+        scores, places = counted.scores, counted.places
+        if any(s.replaced != (s.replaced_deal is not None) for s in seats):
+            checks.fail(SEATS_CHECK[0], f"{where}: a seat's replaced mark and deal disagree")
         if [s.score for s in seats] != scores or [s.place for s in seats] != places:
             checks.fail(
                 SEATS_CHECK[0],

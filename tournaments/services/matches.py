@@ -376,7 +376,7 @@ def _play(batch: MatchBatch, token: str) -> tuple[list[float], int]:
     mine, theirs = results
     differences = [
         sign * float(a[batch.seat] - b[batch.seat])
-        for a, b in zip(mine.deal_points, theirs.deal_points, strict=True)
+        for a, b in zip(mine.counted_points, theirs.counted_points, strict=True)
     ]
     faults = sum(1 for r in results for f in r.faults if f.seat == batch.seat)
     return differences, faults

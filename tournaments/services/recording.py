@@ -10,6 +10,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 import games
+from judge.counting import counted_points
 from judge.runner import TableResult
 from tournaments import judging, scoring, selectors
 from tournaments.models import (
@@ -200,6 +201,7 @@ _SEAT_RESULT_FIELDS = (
     "points",
     "faults",
     "replaced",
+    "replaced_deal",
     "decisions",
     "mean_time",
     "bot_name",
@@ -228,6 +230,7 @@ def _write_seats(
             as_points(points[seat_result.seat]) if points is not None else None,
             len(seat_result.faults),
             seat_result.replaced,
+            seat_result.replaced_deal,
             seat_result.decisions,
             seat_result.mean_time,
             (seat_result.name or "")[:100],
@@ -293,23 +296,36 @@ def _update_seats(table: Table, values: list[tuple[Any, ...]]) -> None:
 def _round_close(round_: Round, tournament: Tournament) -> None:
     """Close a round whose tables are all recorded; duplicate play scores matchpoints now."""
     if tournament.duplicate:
-        tables = list(Table.objects.filter(round=round_).order_by("number"))
-        deal_points: dict[int, list[list[int]]] = {t.pk: [] for t in tables}
-        for table_id, points in (
-            Deal.objects.filter(table__round=round_)
-            .order_by("table_id", "index")
-            .values_list("table_id", "points")
-        ):
-            deal_points[table_id].append(points)
-        matchpoints = scoring.duplicate_matchpoints(
-            [deal_points[t.pk] for t in tables],
-            lower_is_better=selectors.tournament_lower_is_better(tournament=tournament),
-        )
-        seats = list(Seat.objects.filter(table__round=round_))
-        index = {t.pk: i for i, t in enumerate(tables)}
-        for seat in seats:
-            seat.points = as_points(matchpoints[index[seat.table_id]][seat.position])
-        Seat.objects.bulk_update(seats, ["points"])
+        round_matchpoints_store(round_=round_, tournament=tournament)
     round_.status = Round.Status.DONE
     round_.finished_at = timezone.now()
     round_.save(update_fields=["status", "finished_at"])
+
+
+def round_matchpoints_store(*, round_: Round, tournament: Tournament) -> None:
+    """Score a recorded duplicate round's matchpoints into its seats' points, from the deals'
+    points as they count (a replaced seat forfeits the rest of its table: judge.counting)."""
+    tables = list(Table.objects.filter(round=round_).order_by("number"))
+    deal_points: dict[int, list[list[int]]] = {t.pk: [] for t in tables}
+    for table_id, points in (
+        Deal.objects.filter(table__round=round_)
+        .order_by("table_id", "index")
+        .values_list("table_id", "points")
+    ):
+        deal_points[table_id].append(points)
+    lower_is_better = selectors.tournament_lower_is_better(tournament=tournament)
+    seats = list(Seat.objects.filter(table__round=round_))
+    replaced: dict[int, list[int | None]] = {t.pk: [None] * tournament.table_size for t in tables}
+    for seat in seats:
+        replaced[seat.table_id][seat.position] = seat.replaced_deal
+    matchpoints = scoring.duplicate_matchpoints(
+        [
+            counted_points(deal_points[t.pk], replaced[t.pk], lower_is_better=lower_is_better)
+            for t in tables
+        ],
+        lower_is_better=lower_is_better,
+    )
+    index = {t.pk: i for i, t in enumerate(tables)}
+    for seat in seats:
+        seat.points = as_points(matchpoints[index[seat.table_id]][seat.position])
+    Seat.objects.bulk_update(seats, ["points"])

@@ -95,8 +95,13 @@ def seat_list(seats: Sequence[SeatLine], results_shown: bool) -> SafeString:
             if seat.bot_id is not None
             else label
         )
+        replaced = (
+            f", replaced at deal {int(seat.replaced_number)}"
+            if seat.replaced_number is not None
+            else ""
+        )
         result = (
-            f" (place {int(seat.place)}, score {int(seat.score or 0)})"
+            f" (place {int(seat.place)}, score {int(seat.score or 0)}{replaced})"
             if results_shown and seat.place is not None
             else ""
         )
