@@ -79,9 +79,10 @@ def token_obtain(*, username: str, password: str, request: Any) -> IssuedToken:
 
     Failed attempts count against the username and the caller's address
     (``api.authentication``): once either is locked out, even the right password is refused
-    with :class:`api.authentication.LockedOut`.
+    with :class:`api.authentication.LockedOut` (but a name's lock-out from a known-good
+    address or browser: :class:`api.authentication.LoginHandler`).
     """
-    from api.authentication import LockedOut  # imports DRF and axes
+    from api.authentication import LockedOut, login_succeeded  # imports DRF and axes
 
     user = authenticate(request, username=username, password=password)
     if user is None:
@@ -92,6 +93,7 @@ def token_obtain(*, username: str, password: str, request: Any) -> IssuedToken:
         raise ApplicationError(
             "unable to log in with these credentials", code="invalid_credentials"
         )
+    login_succeeded(request, user)
     return token_issue(user=user)
 
 

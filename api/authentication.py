@@ -17,17 +17,29 @@ Failed logins (django-axes, configured in ``config/settings.py``: ``AXES_*``)
     ``manage.py login_unlock``, or the users' admin action). A page sees the refusal as
     ``request.axes_locked_out`` and axes' middleware answers it with :func:`lockout_response`
     (429).
+
+Known-good logins (:class:`LoginHandler`)
+    A locked user name alone would let anyone lock any account, the administrator's included.
+    So a name's lock-out (not an address's) does not refuse the right password from an
+    address that logged into that account in the last :data:`KNOWN_DAYS` days, from a browser
+    with the signed known-device cookie a successful login of that account set
+    (:class:`KnownDeviceMiddleware`), or from an address nobody failed from: the guesser is
+    still held by the lock-out of their own addresses.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+from datetime import timedelta
 from typing import Any
 
+from axes.handlers.cache import AxesCacheHandler
 from axes.handlers.proxy import AxesProxyHandler
-from axes.helpers import get_cool_off
+from axes.helpers import get_client_ip_address, get_cool_off, get_failure_limit, make_cache_key_list
 from axes.models import AccessBase
 from django.conf import settings
+from django.core.cache import BaseCache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.html import format_html
 from rest_framework import authentication, exceptions, status
@@ -168,3 +180,132 @@ def login_unlock(*, username: str | None = None, address: str | None = None) -> 
     if address is not None:
         deleted += AxesProxyHandler.reset_attempts(ip_address=address)
     return deleted
+
+
+# ---------------------------------------------------------------------------------------------
+# Known-good logins: a locked user name still lets its owner in
+# ---------------------------------------------------------------------------------------------
+
+#: How long a successful login vouches for its address and its browser.
+KNOWN_DAYS = 30
+KNOWN_DEVICE_COOKIE = "tapis_device"
+_KNOWN_DEVICE_SALT = "api.authentication.known-device"
+
+
+def _counter_key(parameter: str, value: str) -> str:
+    """axes' cache key of the count of one lock-out parameter (as axes makes it)."""
+    return make_cache_key_list([{parameter: value}])[0]
+
+
+def _known_address_key(counter: str, address: str) -> str:
+    digest = hashlib.sha256(f"{counter}|{address}".encode()).hexdigest()
+    return f"tapis-known-login-{digest}"
+
+
+def _device_mark(counter: str) -> str:
+    """What the known-device cookie holds for an account: a digest, not its name."""
+    return hashlib.sha256(counter.encode()).hexdigest()[:32]
+
+
+def _address(request: Any) -> str | None:
+    address = getattr(request, "axes_ip_address", None) or get_client_ip_address(request)
+    return address if isinstance(address, str) and address else None
+
+
+class LoginHandler(AxesCacheHandler):  # type: ignore[misc]
+    """axes' cache handler (``AXES_HANDLER``), but a user name's lock-out is waived for a
+    known-good login (:meth:`name_lock_waived`); an address's lock-out never is."""
+
+    def _counts(self, request: Any, credentials: dict[str, Any] | None) -> tuple[int, int]:
+        """The failures counted against the request's address and the name tried."""
+        address = _address(request)
+        counter = lockout_username(request, credentials)
+        by_address = self.cache.get(_counter_key("ip_address", address), 0) if address else 0
+        by_name = self.cache.get(_counter_key("username", counter), 0) if counter else 0
+        return int(by_address), int(by_name)
+
+    def name_lock_waived(self, request: Any, credentials: dict[str, Any] | None) -> bool:
+        """Whether the lock-out of the name tried does not apply to this request: from an
+        address nobody failed from, an address that logged into the account within
+        :data:`KNOWN_DAYS` days, or a browser with its known-device cookie."""
+        counter = lockout_username(request, credentials)
+        address = _address(request)
+        if counter is None or address is None:
+            return False
+        if self._counts(request, credentials)[0] == 0:
+            return True
+        if self.cache.get(_known_address_key(counter, address)) is not None:
+            return True
+        cookie = request.get_signed_cookie(
+            KNOWN_DEVICE_COOKIE,
+            default=None,
+            salt=_KNOWN_DEVICE_SALT,
+            max_age=timedelta(days=KNOWN_DAYS),
+        )
+        return bool(cookie == _device_mark(counter))
+
+    def get_failures(self, request: Any, credentials: dict[str, Any] | None = None) -> int:
+        by_address, by_name = self._counts(request, credentials)
+        limit = get_failure_limit(request, credentials)
+        if by_name >= limit and by_address < limit and self.name_lock_waived(request, credentials):
+            return by_address
+        return max(by_address, by_name)
+
+    def user_login_failed(
+        self, sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any
+    ) -> None:
+        waived = request is not None and self.name_lock_waived(request, credentials)
+        super().user_login_failed(sender, credentials, request, **kwargs)
+        if waived and getattr(request, "axes_locked_out", False):
+            # Only the name's count reached the limit: a wrong password, not a lock-out.
+            by_address = self._counts(request, credentials)[0]
+            if by_address < get_failure_limit(request, credentials):
+                request.axes_locked_out = False
+
+    def user_logged_in(self, sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+        super().user_logged_in(sender, request, user, **kwargs)
+        login_succeeded(request, user)
+
+
+def _handler_cache() -> BaseCache:
+    implementation = AxesProxyHandler.get_implementation()
+    cache: BaseCache = implementation.cache
+    return cache
+
+
+def login_succeeded(request: Any, user: Any) -> None:
+    """Remember a successful login of ``user``: its address for :data:`KNOWN_DAYS` days, and
+    its browser (the known-device cookie, set on the answer by :class:`KnownDeviceMiddleware`)."""
+    if request is None:
+        return
+    counter = _username_counter(user.get_username())
+    address = _address(request)
+    if address is not None:
+        _handler_cache().set(
+            _known_address_key(counter, address), 1, timeout=KNOWN_DAYS * 24 * 3600
+        )
+    # A DRF request wraps Django's, which the middleware sees.
+    django_request = getattr(request, "_request", request)
+    django_request.tapis_known_device = _device_mark(counter)
+
+
+class KnownDeviceMiddleware:
+    """Sets the signed known-device cookie on the answer to a successful login."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response: HttpResponse = self.get_response(request)
+        mark = getattr(request, "tapis_known_device", None)
+        if mark:
+            response.set_signed_cookie(
+                KNOWN_DEVICE_COOKIE,
+                mark,
+                salt=_KNOWN_DEVICE_SALT,
+                max_age=KNOWN_DAYS * 24 * 3600,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        return response

@@ -147,6 +147,8 @@ MIDDLEWARE = [
     # Under /api/ a server error is the API's JSON error shape, with DEBUG=1 too, never
     # Django's HTML debug page (it sees a view's exception before those above it).
     "config.api_errors.ApiServerErrorMiddleware",
+    # A successful login's browser gets the known-device cookie (api/authentication.py).
+    "api.authentication.KnownDeviceMiddleware",
     # Last: turns a login refused for too many failures into a 429 (api/authentication.py).
     "axes.middleware.AxesMiddleware",
 ]
@@ -225,7 +227,8 @@ if not _login_lockout_minutes.isdigit() or int(_login_lockout_minutes) < 1:
         f"TAPIS_LOGIN_LOCKOUT_MINUTES={_login_lockout_minutes!r}: expected 1, 2, 3..."
     )
 AXES_ENABLED = True
-AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+# axes' cache handler, but a user name's lock-out waived for its owner's known-good logins.
+AXES_HANDLER = "api.authentication.LoginHandler"
 AXES_CACHE = "default"
 AXES_FAILURE_LIMIT = int(_login_failure_limit)
 AXES_COOLOFF_TIME = timedelta(minutes=int(_login_lockout_minutes))
