@@ -278,3 +278,8 @@ def _print_table(result: TableResult, out: TextIO) -> None:
                 else f"after {place_in_words(at['deal'], at.get('decision'))}"
             )
             print(f"seat {seat.seat} was played by {seat.replaced_by} {when}", file=out)
+            print(
+                f"  a fault never pays: from deal {(seat.replaced_deal or 0) + 1} on, seat "
+                f"{seat.seat} counts the worst points of each deal and its place is last",
+                file=out,
+            )
