@@ -64,7 +64,7 @@ def _spawn_bwrap(
         uid = uid_slot.uid if uid_slot is not None else os.getuid()
         env = _bot_env(sdk_dir is not None)
         args = [*_setpriv_command(uid)] if as_root else []
-        args += [*_prlimit_command(limits), bwrap, *_bwrap_options(env, limits)]
+        args += [*_prlimit_command(limits), bwrap, *_bwrap_options(env, limits, namespace_admin)]
         if as_root:  # a fresh uid: only the "others" permission bits apply to it
             _check_reachable(bot_dir, uid, "bot_dir")
             if sdk_dir is not None:
@@ -75,7 +75,8 @@ def _spawn_bwrap(
         allowed: frozenset[str] = frozenset()
         starter = not namespace_admin and not writable_exec
         if namespace_admin:
-            for capability in ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT"):
+            # CAP_SETPCAP: a table's bot drops the bounding set too (judge/sdk/_tapis_zygote.py)
+            for capability in ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_SETPCAP"):
                 args += ["--cap-add", capability]
             allowed = seccomp.ZYGOTE_SYSCALLS
         elif starter:  # makes /tmp noexec, then becomes the bot with the bot's filter
@@ -150,7 +151,9 @@ def _close_all(fds: list[int]) -> None:
         os.close(fds.pop())
 
 
-def _bwrap_options(env: Mapping[str, str], limits: SandboxLimits) -> list[str]:
+def _bwrap_options(
+    env: Mapping[str, str], limits: SandboxLimits, zygote: bool = False
+) -> list[str]:
     options = [
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup
         "--unshare-user",  # fail rather than silently run without
@@ -170,9 +173,53 @@ def _bwrap_options(env: Mapping[str, str], limits: SandboxLimits) -> list[str]:
     for name, value in env.items():
         options += ["--setenv", name, value]
     options += _runtime_binds()
-    options += ["--proc", "/proc", "--dev", "/dev", "--dev-bind", "/dev/null", "/dev/tty"]
+    # A zygote's own /proc keeps bubblewrap's covers only: the kernel refuses a new procfs where
+    # one is covered more, and each table's bot gets one of its processes only (subset=pid).
+    options += [*(["--proc", "/proc"] if zygote else _proc_options()), *_dev_options()]
     options += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     return options
+
+
+# The devices of the sandbox's /dev: bound from the host's, nothing else. No /dev/ptmx nor
+# /dev/pts (a pty moves the host-wide /proc/sys/kernel/pty/nr), no console; /dev/tty is
+# /dev/null (the judge's terminal is out of reach: docs/sandbox.md, "Terminals").
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+_DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1"}
+_DEV_LINKS["stderr"] = "/proc/self/fd/2"
+
+
+def _dev_options() -> list[str]:
+    """A /dev of the usual devices only, made read-only with / (``--remount-ro /dev``)."""
+    options = ["--tmpfs", "/dev"]
+    for name in _DEVICES:
+        options += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    options += ["--dev-bind", "/dev/null", "/dev/tty"]
+    for name, target in _DEV_LINKS.items():
+        options += ["--symlink", target, f"/dev/{name}"]
+    return [*options, "--dir", "/dev/shm"]
+
+
+def _proc_options() -> list[str]:
+    """A /proc of the sandbox's pid namespace with every entry but the processes covered:
+    what is left of the host there are figures of the whole host (/proc/sys, /proc/stat,
+    /proc/meminfo, /proc/locks...), some of which a bot moves and another reads
+    (docs/sandbox.md, "Host-wide channels"). A folder gets an empty read-only tmpfs, a file
+    /dev/null (empty); the links (self, thread-self, mounts, net) point into the bot's own
+    process."""
+    options = ["--proc", "/proc"]
+    for entry in host_proc_entries():
+        path = f"/proc/{entry.name}"
+        if entry.is_dir(follow_symlinks=False):
+            options += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
+        else:
+            options += ["--ro-bind", "/dev/null", path]
+    return options
+
+
+def host_proc_entries() -> list[os.DirEntry[str]]:
+    """The entries of /proc that are not a process's (nor a link to the reader's own)."""
+    with os.scandir("/proc") as entries:
+        return [entry for entry in entries if not entry.name.isdigit() and not entry.is_symlink()]
 
 
 @functools.cache

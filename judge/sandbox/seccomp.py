@@ -29,7 +29,13 @@ sandbox escapes, and that no card-playing bot needs, fail with ``EPERM``:
   ``inotify``: every sandbox sees the same files of ``/usr`` (and two seats of one build the same
   ``/bot``), the same inodes, and namespaces separate neither locks nor file events, so two bots
   anywhere on the host could signal each other through them. A build (:data:`BUILD_SYSCALLS`)
-  keeps them: cargo and go lock their caches in the build's own ``/tmp``;
+  keeps the locks (cargo and go lock their caches in the build's own ``/tmp``), not the events;
+- host-wide figures and the page cache (docs/sandbox.md, "Host-wide channels"): legacy AIO,
+  ``sysinfo``, ``setsid`` (the autogroup number), ``pidfd_open`` and ``clone(CLONE_PIDFD)``
+  (pidfs inode numbers); evicting pages (``fadvise`` ``DONTNEED``, ``madvise`` ``COLD``,
+  ``PAGEOUT``, ``MERGEABLE``, ``process_madvise``, ``PR_SET_MEMORY_MERGE``) and probing the
+  cache (``mincore``, ``cachestat``, ``readahead``, ``preadv2``/``pwritev2`` with
+  ``RWF_NOWAIT``): one sandbox sets them, another anywhere on the host reads them exactly;
 - ``socket`` for any family other than ``AF_UNIX`` (``EAFNOSUPPORT``): a bot has
   no network, not even the loopback of its namespace, where IP traffic would
   leave counters and connection states behind for the next table of a zygote
@@ -56,6 +62,7 @@ import errno
 import functools
 import os
 import platform
+from collections.abc import Callable
 
 __all__ = [
     "BUILD_SYSCALLS",
@@ -153,6 +160,24 @@ DENIED_SYSCALLS: tuple[str, ...] = (
     "inotify_init",
     "inotify_init1",
     "inotify_add_watch",
+    # host-wide counters and figures that one sandbox moves and another reads (docs/sandbox.md,
+    # "Host-wide channels"): legacy AIO (/proc/sys/fs/aio-nr), sysinfo (the host's process
+    # count, free memory), setsid (the autogroup number of /proc/self/autogroup), pidfds
+    # (their pidfs inode number is a host-wide pid counter)
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
+    "sysinfo",
+    "setsid",
+    "pidfd_open",
+    "process_madvise",
+    # the page cache's state of the files every sandbox shares (/usr): probed and evicted
+    "mincore",
+    "cachestat",
+    "readahead",
 )
 
 # clone() flags that would create namespaces (CLONE_NEWTIME shares its bit with
@@ -166,10 +191,36 @@ _CLONE_NAMESPACE_FLAGS: tuple[int, ...] = (
     0x20000000,  # CLONE_NEWPID
     0x40000000,  # CLONE_NEWNET
 )
-# fcntl() commands that lock a file, read another process's lock, take a lease or watch a
-# folder (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
-# F_GETLEASE, F_NOTIFY): refused with flock (see the module's docstring).
-_FCNTL_LOCKS: tuple[int, ...] = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+_CLONE_PIDFD = 0x00001000  # a pidfd: its inode number is a host-wide counter
+# fcntl() commands that lock a file or read another process's lock (F_GETLK, F_SETLK,
+# F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW), refused with flock (see the module's
+# docstring); and those that take a lease or watch a folder (F_SETLEASE, F_GETLEASE,
+# F_NOTIFY), refused to builds as well.
+_FCNTL_LOCKS: tuple[int, ...] = (5, 6, 7, 36, 37, 38)
+_FCNTL_EVENTS: tuple[int, ...] = (1024, 1025, 1026)
+# Page-cache eviction: fadvise64's POSIX_FADV_DONTNEED; madvise's MADV_MERGEABLE, MADV_COLD,
+# MADV_PAGEOUT; prctl's PR_SET_MEMORY_MERGE; preadv2/pwritev2's RWF_NOWAIT (a probe).
+_FADV_DONTNEED = 4
+_MADV_EVICT: tuple[int, ...] = (12, 20, 21)
+_PR_SET_MEMORY_MERGE = 67
+_RWF_NOWAIT = 0x8
+# System calls newer than some libseccomp releases know, by their x86-64 number.
+_SYSCALL_NUMBERS = {
+    "cachestat": 451,
+    "futex_waitv": 449,
+    "futex_wake": 454,
+    "futex_wait": 455,
+    "futex_requeue": 456,
+    "io_pgetevents": 333,
+}
+# A futex without FUTEX_PRIVATE_FLAG on a shared mapping of a file is keyed by the file: a wait
+# in one sandbox is woken by a wake in another. Such a wait returns at once (EAGAIN: the value
+# changed, look again; glibc's pthread_join waits so on a thread's exit, and spins), every other
+# shared operation is EINVAL (which glibc's wakes tolerate); the futex2 calls, whose flags may
+# be in memory, ENOSYS.
+_FUTEX_PRIVATE, _FUTEX_WAITS = 128, (0, 9)  # FUTEX_WAIT, FUTEX_WAIT_BITSET
+_FUTEX_OTHERS = (1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13)  # FUTEX_WAKE ... FUTEX_LOCK_PI2
+_FUTEX2 = ("futex_waitv", "futex_wake", "futex_wait", "futex_requeue")
 _TIOCSTI = 0x5412
 _TIOCLINUX = 0x541C
 
@@ -238,15 +289,17 @@ def _check(rc: int, what: str) -> None:
         raise SeccompError(f"libseccomp: {what} failed: {os.strerror(-rc)}")
 
 
-ZYGOTE_SYSCALLS: frozenset[str] = frozenset({"unshare", "setns", "mount"})
+ZYGOTE_SYSCALLS: frozenset[str] = frozenset({"unshare", "setns", "mount", "pidfd_open"})
 """What a zygote's filter allows beyond a bot's: making each table's namespaces and mounts
-(judge/sdk/_tapis_zygote.py), before it loads the bot's filter on the table's process."""
+(judge/sdk/_tapis_zygote.py), and a pidfd of each table's bot for the judge, before it loads
+the bot's filter on the table's process."""
 
-BUILD_SYSCALLS: frozenset[str] = frozenset(
-    {"flock", "fcntl", "inotify_init", "inotify_init1", "inotify_add_watch"}
-)
+BUILD_SYSCALLS: frozenset[str] = frozenset({"flock", "fcntl", "sysinfo", "setsid"})
 """What a build's filter allows beyond a bot's: file locks (``fcntl`` here means its lock
-commands) and file events, which compilers' caches use (judge/launchers/runtimes.py)."""
+commands, not leases nor ``F_NOTIFY``), which compilers' caches use
+(judge/launchers/runtimes.py); ``sysinfo``, from which compilers size their memory (GCC's
+collector through ``sysconf(_SC_PHYS_PAGES)``), and ``setsid`` (make, shells). A build reads no
+hand: what it could read there, a bot could not write."""
 
 
 @functools.cache
@@ -280,6 +333,8 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
         def rule(action: int, name: str, *cmps: tuple[int, int, int, int]) -> None:
             nr = lib.seccomp_syscall_resolve_name(name.encode())
             if nr < 0:
+                nr = _SYSCALL_NUMBERS.get(name, nr)
+            if nr < 0:
                 raise SeccompError(f"libseccomp does not know the system call {name!r}")
             array = (_ArgCmp * max(1, len(cmps)))(*(_ArgCmp(*cmp) for cmp in cmps))
             _check(lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), array), f"rule {name}")
@@ -290,14 +345,17 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
                 rule(eperm, name)
         for flag in _CLONE_NAMESPACE_FLAGS:
             rule(eperm, "clone", (0, _SCMP_CMP_MASKED_EQ, flag, flag))
+        rule(eperm, "clone", (0, _SCMP_CMP_MASKED_EQ, _CLONE_PIDFD, _CLONE_PIDFD))
         rule(_act_errno(errno.ENOSYS), "clone3")
+        _page_cache_rules(rule, eperm)
+        _futex_rules(rule)
         # A memfd is a file the bot writes: only a sealed non-executable one (Linux 6.3+).
         rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_NOEXEC_SEAL, 0))
         rule(eperm, "memfd_create", (1, _SCMP_CMP_MASKED_EQ, _MFD_EXEC, _MFD_EXEC))
-        if "fcntl" not in allowed:
-            for command in _FCNTL_LOCKS:
-                # the command is an int: its upper 32 bits are ignored by the kernel
-                rule(eperm, "fcntl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, command))
+        refused = _FCNTL_EVENTS if "fcntl" in allowed else (*_FCNTL_LOCKS, *_FCNTL_EVENTS)
+        for command in refused:
+            # the command is an int: its upper 32 bits are ignored by the kernel
+            rule(eperm, "fcntl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, command))
         for request in (_TIOCSTI, _TIOCLINUX):
             rule(eperm, "ioctl", (1, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, request))
         no_family = _act_errno(errno.EAFNOSUPPORT)
@@ -317,6 +375,29 @@ def filter_program(allowed: frozenset[str] = frozenset()) -> bytes:
     if not program or len(program) % 8:
         raise SeccompError(f"libseccomp exported a malformed program ({len(program)} bytes)")
     return program
+
+
+def _page_cache_rules(rule: Callable[..., None], eperm: int) -> None:
+    """Refuse evicting pages of a shared file from the page cache, and probing whether they
+    are there without loading them: with /usr in every sandbox, a storage channel between
+    sandboxes that outlives them (docs/sandbox.md, "Host-wide channels")."""
+    rule(eperm, "fadvise64", (3, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, _FADV_DONTNEED))
+    for advice in _MADV_EVICT:
+        rule(eperm, "madvise", (2, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, advice))
+    rule(eperm, "prctl", (0, _SCMP_CMP_MASKED_EQ, 0xFFFFFFFF, _PR_SET_MEMORY_MERGE))
+    for name in ("preadv2", "pwritev2"):
+        rule(eperm, name, (5, _SCMP_CMP_MASKED_EQ, _RWF_NOWAIT, _RWF_NOWAIT))
+
+
+def _futex_rules(rule: Callable[..., None]) -> None:
+    """Only private futexes wait or wake (see _FUTEX_PRIVATE)."""
+    mask = 0x7F | _FUTEX_PRIVATE  # the command and the private flag (not FUTEX_CLOCK_REALTIME)
+    for command in _FUTEX_WAITS:
+        rule(_act_errno(errno.EAGAIN), "futex", (1, _SCMP_CMP_MASKED_EQ, mask, command))
+    for command in _FUTEX_OTHERS:
+        rule(_act_errno(errno.EINVAL), "futex", (1, _SCMP_CMP_MASKED_EQ, mask, command))
+    for name in _FUTEX2:
+        rule(_act_errno(errno.ENOSYS), name)
 
 
 def filter_fd(allowed: frozenset[str] = frozenset()) -> int:

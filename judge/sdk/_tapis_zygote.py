@@ -34,6 +34,7 @@ import _signal
 import _socket
 import array
 import ctypes
+import errno
 import gc
 import os
 import select
@@ -83,8 +84,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-# What bubblewrap's --proc covers read-only over a new /proc (bubblewrap.c, cover_proc_dirs).
-PROC_COVERED = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+PR_CAPBSET_DROP, CAP_LAST = 24, 63  # every capability the kernel may know
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -109,6 +109,9 @@ class Privileges:
         """No capability left (permitted, effective, inheritable, hence ambient) and the bot's
         seccomp filter loaded: from here on, the process can do what a bot started alone
         can."""
+        for capability in range(CAP_LAST + 1):  # the bounding set first (needs CAP_SETPCAP)
+            if self.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+                _check(0 if ctypes.get_errno() == errno.EINVAL else -1, "dropping capabilities")
         _check(self.capset(self.header, self.no_capabilities), "capset")
         _check(self.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         _check(
@@ -301,12 +304,7 @@ def _become_bot(bot: Bot, inherited: list[int]) -> None:
     zygote's privileges, become the bot. Never returns."""
     code = 1
     try:
-        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
-        _mount("proc", "/proc", "proc", flags)  # of the new pid namespace
-        for path in PROC_COVERED:
-            if os.path.exists(path):
-                _mount(path, path, None, MS_BIND | MS_REC)
-                _mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
+        _mount_proc()
         os.chdir(bot.workdir)
         if bot.cpus != b"-":  # before any of the bot's code runs
             os.sched_setaffinity(0, {int(cpu) for cpu in bot.cpus.split(b",")})
@@ -324,6 +322,29 @@ def _become_bot(bot: Bot, inherited: list[int]) -> None:
         code = _run(bot.entry)
     finally:
         os._exit(code)
+
+
+def _mount_proc() -> None:
+    """A /proc of the new pid namespace with its processes only (``subset=pid``, Linux 5.8): no
+    figure of the whole host (docs/sandbox.md, "Host-wide channels"). On an older kernel, every
+    other entry is covered: a folder by an empty read-only tmpfs, a file by /dev/null. (The
+    zygote's own /proc has bubblewrap's covers only: with more, the kernel would refuse it a new
+    procfs; no code of the bot runs in the zygote.)"""
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    try:
+        _mount("proc", "/proc", "proc", flags, "subset=pid")
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:
+            raise
+        _mount("proc", "/proc", "proc", flags)
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit() or entry.is_symlink():
+                continue
+            if entry.is_dir():
+                _mount("tmpfs", entry.path, "tmpfs", flags | MS_RDONLY, "mode=555")
+            else:
+                _mount("/dev/null", entry.path, None, MS_BIND)
+                _mount("none", entry.path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | flags)
 
 
 def _reap(control: _socket.socket, child: int) -> int:

@@ -36,7 +36,10 @@ with open("/tmp/left-behind", "w") as f:
 os.mkdir("/tmp/dir")
 os.chmod("/tmp/dir", 0)
 if os.fork() == 0:  # a daemon that would outlive the table
-    os.setsid()
+    try:
+        os.setsid()  # refused (docs/sandbox.md, "Host-wide channels")
+    except OSError:
+        pass
     os.execv("/usr/bin/sleep", ["sleep", "600"])
 
 

@@ -20,7 +20,9 @@ What a language cannot express is left out:
   and the other escape calls, ``setuid``) and no ``fork`` (``proc_mem`` reads a forked child);
   no System V IPC, POSIX message queue, ``sigqueue`` or ``flock``: its ``collude_shm`` tries
   POSIX shared memory only (a file in ``/dev/shm``, what ``shm_open`` opens), and it has no
-  ``collude_lock``; a Worker thread is a V8 isolate of its own, so a thread bomb would test the
+  ``collude_lock``, nor the host-wide channels (``io_setup``, ``sysinfo``, ``mincore``,
+  ``fadvise``: ``collude_counters``, ``collude_figures``, ``collude_cache``, in Python and C);
+  a Worker thread is a V8 isolate of its own, so a thread bomb would test the
   memory limit, not the task limit.
 - Java: no ``fork``, ``ptrace``, signal (``ProcessHandle.destroy`` only) or raw system call:
   none of the kernel attacks; no abstract unix socket, System V IPC or signal handler: none of
@@ -168,6 +170,15 @@ ATTACKS = [
     Attack("collude_tmp", seats=(0, 1)),
     Attack("collude_signals", seats=(0, 1)),
     Attack("collude_lock", seats=(0, 1)),
+    # two bots anywhere on the host (at two tables of a duplicate round): host-wide counters,
+    # figures and the page cache (docs/sandbox.md, "Host-wide channels")
+    Attack("collude_counters", seats=(0, 1)),
+    Attack("collude_figures", seats=(0, 1)),
+    Attack("collude_cache", seats=(0, 1)),
+    Attack("collude_futex", seats=(0, 1)),
+    # what cannot be closed on a shared kernel: a known hole (KNOWN_HOLES), for which two tables
+    # of one duplicate round never play at once on one kernel
+    Attack("collude_numbers", seats=(0, 1)),
 ]
 
 
@@ -176,6 +187,10 @@ KNOWN_HOLES = {
     "proc_mem": "a bot reads the memory of its own child processes through /proc/PID/mem, a "
     "file that seccomp cannot refuse (ptrace and process_vm_readv are refused): same uid, "
     "dumpable, in its own pid namespace; nothing of another seat or of the host is reachable",
+    "collude_numbers": "numbers the kernel gives a process about its own objects come from "
+    "counters of the whole host: eventfd ids (/proc/self/fdinfo), whether a page of a shared "
+    "file is mapped elsewhere too (/proc/self/smaps), pipe and socket inode numbers; a bot "
+    'needs them (docs/sandbox.md, "Host-wide channels")',
 }
 
 
@@ -230,6 +245,10 @@ IN_C = (
     "collude_tmp",
     "collude_signals",
     "collude_lock",
+    "collude_counters",
+    "collude_figures",
+    "collude_cache",
+    "collude_futex",
     "proc_mem",
 )
 RAW_SYSCALLS = (
@@ -243,8 +262,13 @@ RAW_SYSCALLS = (
 )
 # Node has no raw system call (nor fork: no child shares its memory) and no flock; a Worker
 # thread is a V8 isolate of its own: a bomb of them would meet the memory limit first.
+HOST_WIDE = ("collude_counters", "collude_figures", "collude_cache", "collude_futex")
 IN_JAVASCRIPT = (
-    *(name for name in IN_C if name not in (*RAW_SYSCALLS, "thread_bomb", "collude_lock")),
+    *(
+        name
+        for name in IN_C
+        if name not in (*RAW_SYSCALLS, *HOST_WIDE, "thread_bomb", "collude_lock")
+    ),
     "heap_balloon",
 )
 # Go and Rust: the attacks a bot of theirs is likeliest to try (with the network, secrets and
@@ -561,7 +585,17 @@ class Outside:
             "judge_pid": os.getpid(),
             "workdir": str(self.arena / "work"),
             "process_name": self.process_name,
+            "rare_file": str(rare_file()),
         }
+
+
+def rare_file() -> Path:
+    """A file of /usr that no program of the tests reads, of 20 pages at least: the page cache
+    channel's carrier (collude_cache)."""
+    for candidate in sorted(Path("/usr/lib").glob("python3*/pydoc_data/topics.py")):
+        if candidate.stat().st_size >= 20 * 4096:
+            return candidate
+    raise AssertionError("no rarely read file of 80 KiB in /usr/lib/python3*/pydoc_data")
 
 
 def seat_bots(
@@ -658,10 +692,12 @@ def play_attack(
         with pytest.raises(BlockingIOError):
             outside.listener.accept()
 
-    # The attacking seats: recorded.
+    # The attacking seats: recorded (an attack that got through first, in any seat).
     for seat in attack.seats:
         log = result.seats[seat].log
         assert "SUCCEEDED" not in log, log[-2000:]
+    for seat in attack.seats:
+        log = result.seats[seat].log
         assert f"ATTACK {attack.name} ERROR" not in log, log[-2000:]
         if attack.evidence:
             assert f"ATTACK {attack.name} blocked" in log, log[-2000:]

@@ -97,7 +97,11 @@ def check_log(log: str) -> int:
     assert left >= WRITABLE, log
     assert left | refused == ALL_CHANNELS, log
     (privileges,) = [line.split() for line in lines if line.startswith("PRIVILEGES")]
-    assert privileges[1:] == ["0000000000000000", "EPERM"], log  # no capability, no unshare
+    # no capability (effective, permitted, bounding), no unshare
+    assert privileges[1:] == [*["0000000000000000"] * 3, "EPERM"], log
+    # its /proc: its processes only, no figure of the whole host (docs/sandbox.md)
+    (proc,) = [line.split()[1:] for line in lines if line.startswith("PROC")]
+    assert proc == ["self", "thread-self"], log
     (pid,) = [int(line.split()[1]) for line in lines if line.startswith("PID")]
     return pid
 

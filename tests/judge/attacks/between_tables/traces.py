@@ -7,6 +7,7 @@ sandbox refused, ``PID <n>`` and ``PRIVILEGES <CapEff> <unshare errno>``. Then i
 first legal action.
 """
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -79,7 +80,7 @@ def look():
                         say("FOUND process", entry)
             except OSError:
                 pass
-    with open("/proc/net/dev") as f:
+    with open("/proc/self/net/dev") as f:  # /proc/net is not in a table's /proc
         for line in f:
             name, _, counters = line.partition(":")
             if name.strip() == "lo" and int(counters.split()[0]) > 0:
@@ -125,7 +126,8 @@ def daemon(sockets):
     """A process that would outlive the table, holding the sockets open."""
     pid = os.fork()
     if pid == 0:
-        os.setsid()
+        with contextlib.suppress(OSError):  # refused (docs/sandbox.md, "Host-wide channels")
+            os.setsid()
         os.execv("/usr/bin/sleep", [DAEMON, "600"])
     for sock in sockets:
         sock.close()
@@ -159,9 +161,11 @@ def leave_all():
 
 def privileges():
     with open("/proc/self/status") as f:
-        caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+        status = dict(line.split(":", 1) for line in f)
+    caps = [status[name].strip() for name in ("CapEff", "CapPrm", "CapBnd")]
     failed = libc.unshare(0x08000000)  # CLONE_NEWIPC
-    say("PRIVILEGES", caps, errno.errorcode.get(ctypes.get_errno(), "none") if failed else "ok")
+    say("PRIVILEGES", *caps, errno.errorcode.get(ctypes.get_errno(), "none") if failed else "ok")
+    say("PROC", *sorted(name for name in os.listdir("/proc") if not name.isdigit()))
 
 
 say("PID", os.getpid())

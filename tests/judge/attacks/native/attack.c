@@ -32,6 +32,8 @@
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/sysinfo.h>
+#include <sys/uio.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -546,9 +548,201 @@ static const char *LOCKED[] = {"/bot/bot", "/usr/bin/true"};
 static const char *WATCHED = "/usr/bin/false";
 static int watch = -1; /* seat 1's inotify */
 
+/* Host-wide channels (collude_counters, collude_figures, collude_cache): seat 0 moves, seat 1
+ * reads, as the Python bots of the same names. */
+#define CARDS 13
+#define PAGE 4096
+#define CACHE_FIRST 4 /* the probed pages start here */
+static const int CACHE_BITS[16] = {1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1};
+#define NBITS 16
+
+static long read_counter(const char *path) {
+    char text[64] = "";
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    long n = read(fd, text, sizeof text - 1);
+    close(fd);
+    return n > 0 ? atol(text) : -1;
+}
+
+static void counters_move(void) {
+    int opened = 0;
+    while (opened < CARDS && posix_openpt(O_RDWR | O_NOCTTY) >= 0) opened++;
+    char detail[128];
+    if (opened < CARDS) {
+        snprintf(detail, sizeof detail, "opened %d ptys: errno %d", opened, errno);
+        blocked(detail);
+    }
+    unsigned long context = 0;
+    if (syscall(SYS_io_setup, CARDS, &context) != 0) {
+        snprintf(detail, sizeof detail, "io_setup: errno %d", errno);
+        blocked(detail);
+    }
+}
+
+static void counters_read(void) {
+    long pty = read_counter("/proc/sys/kernel/pty/nr"), aio = read_counter("/proc/sys/fs/aio-nr");
+    char detail[128];
+    snprintf(detail, sizeof detail, "pty/nr %ld, aio-nr %ld", pty, aio);
+    if (pty >= CARDS || aio >= CARDS)
+        succeeded(detail);
+    else if (tries == COLLUDE_TRIES)
+        blocked(detail);
+}
+
+static int in_child_setsid(void) {
+    pid_t child = fork();
+    if (child == 0) _exit(setsid() < 0);
+    int status = 1;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void figures_read(void) {
+    char detail[512] = "";
+    size_t used = 0;
+    struct {
+        long uptime;
+        unsigned long loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+        unsigned short procs;
+        char pad[64];
+    } info;
+    if (syscall(SYS_sysinfo, &info) == 0)
+        used += snprintf(detail + used, sizeof detail - used, "sysinfo procs %u; ", info.procs);
+    const char *files[] = {"/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/vmstat",
+                           "/proc/locks"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if (read_file(files[i]) > 0)
+            used += snprintf(detail + used, sizeof detail - used, "%s; ", files[i]);
+    if (in_child_setsid()) used += snprintf(detail + used, sizeof detail - used, "setsid; ");
+    long pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+    struct stat st;
+    if (pidfd >= 0 && fstat(pidfd, &st) == 0)
+        used += snprintf(detail + used, sizeof detail - used, "pidfd inode %lu; ",
+                         (unsigned long)st.st_ino);
+    if (used)
+        succeeded(detail);
+    else
+        blocked("no host-wide figure readable");
+}
+
+static void cache_evict(void) {
+    int fd = open(P_RARE_FILE, O_RDONLY);
+    static char pages[(CACHE_FIRST + NBITS) * PAGE];
+    pread(fd, pages, sizeof pages, 0); /* every page cached */
+    int refused = 0;
+    for (int i = 0; i < NBITS; i++)
+        if (CACHE_BITS[i] &&
+            posix_fadvise(fd, (CACHE_FIRST + i) * PAGE, PAGE, POSIX_FADV_DONTNEED) != 0)
+            refused = 1;
+    if (refused) blocked("posix_fadvise DONTNEED refused");
+    close(fd);
+}
+
+static void cache_report(const char *label, const int *bits, int error) {
+    char detail[128];
+    if (error) {
+        snprintf(detail, sizeof detail, "%s: errno %d", label, error);
+        blocked(detail);
+    } else if (!memcmp(bits, CACHE_BITS, sizeof CACHE_BITS)) {
+        snprintf(detail, sizeof detail, "read the partner's %d bits through %s", NBITS, label);
+        succeeded(detail);
+    } else {
+        snprintf(detail, sizeof detail, "%s: not the partner's bits", label);
+        blocked(detail);
+    }
+}
+
+static void cache_probe(void) {
+    int fd = open(P_RARE_FILE, O_RDONLY), bits[NBITS], error = 0;
+    size_t size = (CACHE_FIRST + NBITS) * PAGE;
+    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char vector[CACHE_FIRST + NBITS];
+    error = mincore(map, size, vector) ? errno : 0;
+    for (int i = 0; i < NBITS; i++) bits[i] = !(vector[CACHE_FIRST + i] & 1);
+    munmap(map, size);
+    cache_report("mincore", bits, error);
+    error = 0;
+    for (int i = 0; i < NBITS; i++) {
+        unsigned long range[2] = {(CACHE_FIRST + i) * PAGE, PAGE}, stat[5] = {0};
+        if (syscall(451 /* cachestat */, fd, range, stat, 0) != 0) error = errno;
+        bits[i] = !stat[0];
+    }
+    cache_report("cachestat", bits, error);
+    error = 0;
+    for (int i = NBITS - 1; i >= 0; i--) { /* backwards: readahead goes forwards */
+        char byte;
+        struct iovec io = {&byte, 1};
+        long n = preadv2(fd, &io, 1, (CACHE_FIRST + i) * PAGE, RWF_NOWAIT);
+        bits[i] = n < 0 && errno == EAGAIN;
+        if (n < 0 && errno != EAGAIN) error = errno;
+    }
+    cache_report("preadv2 RWF_NOWAIT", bits, error);
+    close(fd);
+}
+
+/* collude_futex: a futex without FUTEX_PRIVATE_FLAG on a shared mapping of a /usr file is keyed
+ * by the file: seat 1 waits on it in a thread, seat 0 wakes it. */
+static uint32_t *futex_word;
+static volatile int futex_woken, futex_last_error;
+
+static void *futex_waiter(void *unused) {
+    (void)unused;
+    uint32_t value = *futex_word;
+    for (int i = 0; i < 200; i++) {
+        struct timespec timeout = {0, 100000000};
+        if (syscall(SYS_futex, futex_word, 0 /* FUTEX_WAIT */, value, &timeout, NULL, 0) == 0) {
+            futex_woken++;
+        } else {
+            futex_last_error = errno;
+            if (errno != ETIMEDOUT) usleep(20000); /* refused or at once: no spin */
+        }
+    }
+    return NULL;
+}
+
+static void futex_start(void) {
+    int fd = open("/usr/bin/true", O_RDONLY);
+    futex_word = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    pthread_t thread;
+    if (seat == 1) pthread_create(&thread, NULL, futex_waiter, NULL);
+}
+
+static void futex_act(void) {
+    char detail[128];
+    if (seat == 1) {
+        snprintf(detail, sizeof detail, "woken %d times; last error %d", futex_woken,
+                 futex_last_error);
+        if (futex_woken)
+            succeeded(detail);
+        else if (tries == COLLUDE_TRIES)
+            blocked(detail);
+        return;
+    }
+    long rc = syscall(SYS_futex, futex_word, 1 /* FUTEX_WAKE */, 1, NULL, NULL, 0);
+    snprintf(detail, sizeof detail, "shared futex wake: %ld (errno %d)", rc, rc < 0 ? errno : 0);
+    if (rc > 0)
+        succeeded(detail);
+    else if ((rc < 0 && tries == 1) || tries == COLLUDE_TRIES)
+        blocked(detail);
+}
+
 static void collude_start(void) {
     char path[256];
-    if (IS("collude_socket") && seat == 0) {
+    if (IS("collude_futex")) {
+        futex_start();
+    } else if (IS("collude_counters") && seat == 0) {
+        counters_move();
+    } else if (IS("collude_figures") && seat == 0) {
+        int moved = 0;
+        for (int i = 0; i < CARDS; i++) moved += in_child_setsid();
+        if (!moved) blocked("setsid refused: no autogroup moved");
+    } else if (IS("collude_figures")) {
+        figures_read();
+    } else if (IS("collude_cache") && seat == 0) {
+        cache_evict();
+    } else if (IS("collude_socket") && seat == 0) {
         for (int abstract = 0; abstract < 2; abstract++) {
             socklen_t length;
             struct sockaddr_un a = unix_address(abstract, &length);
@@ -625,7 +819,9 @@ static void collude_act(void) {
         return;
     }
     /* the notes: both seats look for the other's; every other channel: seat 1 for seat 0's */
-    if ((seat == 0 && !IS("collude_tmp") && !IS("collude_lock")) || tries >= COLLUDE_TRIES) return;
+    if ((seat == 0 && !IS("collude_tmp") && !IS("collude_lock") && !IS("collude_futex")) ||
+        tries >= COLLUDE_TRIES)
+        return;
     tries++;
     char detail[512] = "";
     if (IS("collude_socket")) {
@@ -679,6 +875,12 @@ static void collude_act(void) {
             succeeded(detail);
         }
         if (tries == COLLUDE_TRIES && !detail[0]) blocked("10 tries: no lock or open of the partner seen");
+    } else if (IS("collude_futex")) {
+        futex_act();
+    } else if (IS("collude_counters")) {
+        counters_read();
+    } else if (IS("collude_cache")) {
+        if (tries == 1) cache_probe();
     } else if (IS("collude_tmp")) {
         char name[100], path[256];
         collude_name(name, sizeof name, "", 1 - seat);
