@@ -355,6 +355,9 @@ class Table(models.Model):
     )
     claimed_by = models.CharField(max_length=255, blank=True)
     claim_token = models.CharField(max_length=64, blank=True)
+    # The kernel (its boot id) of the worker that last claimed it: two tables of one duplicate
+    # round never play at once on one kernel (docs/sandbox.md, "Host-wide channels").
+    host = models.CharField(max_length=64, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
     # Claims that count against TAPIS_TABLE_MAX_ATTEMPTS: those the table's own play ended
     # (an infrastructure fault gives its attempt back); ``claims`` counts every claim.

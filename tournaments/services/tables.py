@@ -6,12 +6,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import functools
 import logging
 import threading
 import time
 import traceback
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.db import connection, transaction
@@ -113,13 +115,14 @@ def table_claim(
         now,
         update=(
             "status = %s, claimed_by = %s, claim_token = %s, lease_expires_at = %s, "
-            "attempts = attempts + 1, claims = claims + 1, started_at = %s",
+            "attempts = attempts + 1, claims = claims + 1, started_at = %s, host = %s",
             [
                 Table.Status.RUNNING,
                 worker[:255],
                 token[:64],
                 now + timedelta(seconds=conf.lease_seconds()),
                 now,
+                kernel_id(),
             ],
         ),
     )
@@ -127,6 +130,69 @@ def table_claim(
         return None
     table.tournament = tournament
     return table
+
+
+@functools.cache
+def kernel_id() -> str:
+    """This machine's kernel: its boot id (a new one at each boot, one per virtual machine)."""
+    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:64]
+
+
+# A PostgreSQL advisory lock per duplicate round (two int keys: this namespace, the round's id),
+# held while a worker checks the round's tables on its kernel and claims one.
+ROUND_LOCK = 0x7461_7069  # "tapi"
+
+
+def _round_busy_here(table_id: int, now: datetime) -> bool:
+    """Whether another table of the table's duplicate round plays on this worker's kernel, where
+    bots of the two tables could meet a channel of the whole host that no sandbox closes
+    (docs/sandbox.md, "Host-wide channels"). Takes the round's advisory lock until the
+    transaction ends: of two workers on one kernel, the second to claim sees the first's
+    claim. Practice runs and tournaments without duplicate deals are never busy."""
+    round_id = (
+        Table.objects.filter(pk=table_id, tournament__duplicate=True, tournament__practice=False)
+        .values_list("round_id", flat=True)
+        .first()
+    )
+    if round_id is None:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [ROUND_LOCK, round_id])
+    playing = Table.objects.filter(
+        round_id=round_id,
+        status=Table.Status.RUNNING,
+        host=kernel_id(),
+        lease_expires_at__gte=now,
+    )
+    return playing.exclude(pk=table_id).exists()
+
+
+def round_resend_deferred(*, table_id: int, now: datetime | None = None) -> list[int]:
+    """Send again the tables of ``table_id``'s round that a worker deferred (pending, unsent),
+    once that table no longer holds its kernel: the same resend as the sweep's."""
+    now = now or timezone.now()
+    deferred = Table.objects.filter(
+        round__tables=table_id,
+        status=Table.Status.PENDING,
+        queued_at__isnull=True,
+        tournament__status=Tournament.Status.RUNNING,
+        tournament__practice=False,
+    ).select_related("tournament")
+    return [table.pk for table in deferred if _resend(table, now)]
+
+
+def _resend(table: Table, now: datetime) -> bool:
+    """Send a pending table's message again (compare-and-set on when it was last sent)."""
+    last_sent = (
+        Q(queued_at=table.queued_at) if table.queued_at is not None else Q(queued_at__isnull=True)
+    )
+    with transaction.atomic():
+        sent = Table.objects.filter(last_sent, pk=table.pk, status=Table.Status.PENDING).update(
+            queued_at=now
+        )
+        if sent:
+            queue.table_enqueue(table=table, tournament=table.tournament)
+    return bool(sent)
 
 
 def table_lease_renew(*, table_id: int, token: str) -> bool:
@@ -201,10 +267,11 @@ def table_play(*, table: Table, lease: Lease | None = None) -> TableResult:
 class TableRun:
     """What a table task did: ``recorded``; ``duplicate`` or ``lost`` (its result refused:
     the table was recorded, or another worker holds it now); ``released`` (given back for
-    another worker: infrastructure); ``skipped`` (not claimable) or ``failed``."""
+    another worker: infrastructure); ``deferred`` (another table of its duplicate round plays
+    on this kernel); ``skipped`` (not claimable) or ``failed``."""
 
     table_id: int
-    outcome: str  # "recorded", "duplicate", "lost", "released", "skipped", "failed"
+    outcome: str  # "recorded", "duplicate", "lost", "released", "deferred", "skipped", "failed"
     detail: str = ""
 
     def as_json(self) -> dict[str, JSON]:
@@ -242,9 +309,20 @@ def table_run(*, table_id: int, worker: str, token: str) -> TableRun:
     table back for another worker, without counting an attempt; any other error (a bug, a
     setting the judge refuses) marks the table failed with its traceback, for an operator to
     look at and re-run."""
-    table = table_claim(table_id=table_id, worker=worker, token=token)
+    with transaction.atomic():
+        if _round_busy_here(table_id, timezone.now()):
+            # Unsent: the table holding the kernel sends it when it ends, or the next sweep.
+            Table.objects.filter(pk=table_id, status=Table.Status.PENDING).update(queued_at=None)
+            return TableRun(table_id, "deferred", DEFERRED)
+        table = table_claim(table_id=table_id, worker=worker, token=token)
     if table is None:
         return TableRun(table_id, "skipped", "not claimable (done, taken or out of attempts)")
+    if table.tournament.duplicate and not table.tournament.practice:
+        try:
+            return _table_run(table, worker, token)
+        finally:  # its kernel is free for the round's tables deferred meanwhile
+            with contextlib.suppress(*DATABASE_ERRORS):
+                round_resend_deferred(table_id=table_id)
     if not table.tournament.practice:
         return _table_run(table, worker, token)
     try:
@@ -253,6 +331,9 @@ def table_run(*, table_id: int, worker: str, token: str) -> TableRun:
         # Its slot goes to the next waiting practice run (or, the database away, the sweep's).
         with contextlib.suppress(*DATABASE_ERRORS):
             practice_dispatch()
+
+
+DEFERRED = "another table of its duplicate round plays on this worker's kernel"
 
 
 def _table_run(table: Table, worker: str, token: str) -> TableRun:
@@ -377,7 +458,9 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
     Every change is a compare-and-set, so sweeps may overlap."""
     now = now or timezone.now()
     running = Tournament.Status.RUNNING
-    requeued, failed, resent = [], [], []
+    requeued: list[int] = []
+    failed: list[int] = []
+    resent: list[int] = []
     expired = Table.objects.filter(
         status=Table.Status.RUNNING, lease_expires_at__lt=now, tournament__status=running
     ).select_related("tournament")
@@ -419,17 +502,7 @@ def table_sweep(*, now: datetime | None = None) -> SweepReport:
     )  # waiting for a slot: below
     if not broker_lost:
         pending = pending.filter(Q(queued_at__isnull=True) | Q(queued_at__lt=stale))
-    for table in pending.select_related("tournament"):
-        with transaction.atomic():
-            if Table.objects.filter(
-                Q(queued_at=table.queued_at)
-                if table.queued_at is not None
-                else Q(queued_at__isnull=True),
-                pk=table.pk,
-                status=Table.Status.PENDING,
-            ).update(queued_at=now):
-                queue.table_enqueue(table=table, tournament=table.tournament)
-                resent.append(table.pk)
+    resent.extend(table.pk for table in pending.select_related("tournament") if _resend(table, now))
     resent.extend(practice_dispatch())
     return SweepReport(requeued, failed, resent, broker_lost)
 
@@ -461,4 +534,6 @@ def tournament_run_here(*, tournament: Tournament, worker: str = "inline") -> in
             outcome = table_run(table_id=table_id, worker=worker, token=f"{worker}-{table_id}")
             if outcome.outcome == "failed":
                 raise ApplicationError(f"table {table_id} failed: {outcome.detail}")
+            if outcome.outcome == "deferred":
+                time.sleep(0.05)  # a worker on this kernel plays a table of its round
             played += outcome.outcome == "recorded"
