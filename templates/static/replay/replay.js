@@ -426,12 +426,20 @@ function buildTimeline() {
     if (st.f) bar.classList.add("fault");
     if (st.m) bar.classList.add("mark");
     bar.title = k === 0 ? "the deal" : `step ${k}: ${(st.sec || 0).toFixed(3)} s${st.f ? `, fault: ${st.f}` : ""}`;
-    bar.addEventListener("click", () => go(k));
     bars.push(bar);
     timeline.append(bar);
   });
 }
 buildTimeline();
+// The whole strip answers a click, not only the ticks (a short one is a few pixels tall): the
+// step under the pointer, by its position along the strip.
+timeline.addEventListener("click", (event) => {
+  const box = timeline.getBoundingClientRect();
+  const share = (event.clientX - box.left) / Math.max(box.width, 1);
+  const index = Math.min(bars.length - 1, Math.max(0, Math.floor(share * bars.length)));
+  go(loaded.first + index);
+  keepInView();
+});
 function drawTimeline() {
   if (litBar) litBar.classList.remove("now");
   litBar = bars[step - loaded.first];
@@ -554,8 +562,21 @@ const ACTIONS = {
   play: toggle,
 };
 
+// While people step, the controls and the table stay in one view: when either is out of it,
+// the page scrolls to the controls (the viewer fits a laptop's screen, 1280x900).
+const bar = viewer.querySelector(".viewer-bar");
+function keepInView() {
+  const top = bar.getBoundingClientRect().top;
+  const bottom = felt.getBoundingClientRect().bottom;
+  if (top >= 0 && bottom <= window.innerHeight) return;
+  window.scrollBy(0, top - 8);
+}
+
 viewer.querySelectorAll("[data-go]").forEach((button) => {
-  button.addEventListener("click", () => ACTIONS[button.dataset.go]());
+  button.addEventListener("click", () => {
+    ACTIONS[button.dataset.go]();
+    keepInView();
+  });
 });
 slider.addEventListener("input", () => go(Number(slider.value)));
 seatSelect.addEventListener("change", () => {
@@ -584,14 +605,14 @@ document.addEventListener("keydown", (event) => {
   const action = KEYS[event.key];
   if (!action) return;
   const target = event.target;
+  // The keys work whatever has focus (a button just clicked, the slider), but in a field that
+  // takes them itself: a list of choices, a text field.
   if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
   if (target instanceof HTMLInputElement && target !== slider) return;
-  // A focused button or link keeps its own space and enter; the slider its own arrows (its
-  // input event moves the viewer).
-  if (event.key === " " && (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement)) return;
-  if (target === slider && event.key !== " ") return;
+  if (target instanceof HTMLElement && target.isContentEditable) return;
   event.preventDefault();
   ACTIONS[action]();
+  keepInView();
 });
 
 // --- start: the step and the view the address names -------------------------------------------
