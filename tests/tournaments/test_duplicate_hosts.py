@@ -5,6 +5,10 @@ holding the kernel sends the deferred ones again when it ends, and the sweep cat
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +21,7 @@ from tournaments.models import Table, Tournament
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FOUR = ["lowest", "random", "heuristic", "lowest"]
+BASE_DIR = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +90,40 @@ def test_the_sweep_sends_a_deferred_table_again() -> None:
     assert services.table_sweep().resent == [second.pk]
     tournament = Tournament.objects.get(pk=first.tournament_id)
     assert tournament.status == Tournament.Status.RUNNING
+
+
+# The demo's database: SQLite, which has no advisory lock (and runs one write at a time).
+ON_SQLITE = """
+import django
+django.setup()
+from tests.tournaments.factories import enter_builtins, make_tournament
+from tournaments import services
+tournament = make_tournament(rounds=1, deals_per_table=1, duplicate=True)
+enter_builtins(tournament, ["lowest", "random", "heuristic", "lowest"] * 2)
+services.tournament_start(tournament=tournament)
+print("played", services.tournament_run_here(tournament=tournament))
+"""
+
+
+def test_a_duplicate_round_plays_on_sqlite(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "CELERY_BROKER_URL": "memory://",
+        "TAPIS_VAR_DIR": str(tmp_path / "var"),
+        "TAPIS_ENV": "demo",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, cwd=BASE_DIR, env=env, check=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", ON_SQLITE],
+        cwd=BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "played 2" in run.stdout
