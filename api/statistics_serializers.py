@@ -41,7 +41,11 @@ class EntryConfidenceSerializer(serializers.Serializer[Any]):
         help_text="Independent blocks resampled: tables, or duplicate boards."
     )
     rank = serializers.IntegerField(help_text="Rank by mean score (not by points).")
-    rank_probability = serializers.FloatField(help_text="Probability of holding that rank.")
+    rank_probability = serializers.FloatField(
+        help_text="Probability of holding that rank (widened like the interval with few "
+        "blocks; with fewer than two blocks it means nothing: the pages say it needs two "
+        "tables)."
+    )
     rank_probabilities = serializers.ListField(
         child=serializers.FloatField(), help_text="Probability of each rank, from 1."
     )

@@ -173,9 +173,10 @@ def standings_as_json(lines: Sequence[Standing]) -> list[list[Any]]:
 
 
 def standings_from_json(data: Sequence[Sequence[Any]]) -> list[Standing]:
-    """The standings that :func:`standings_as_json` stored (those stored before the replaced
-    tables and the head-to-head's part were kept read as none and not deciding)."""
-    return [
+    """The standings that :func:`standings_as_json` stored (in those stored before the
+    replaced tables and the head-to-head's part were kept: no replaced table, and whether
+    head-to-head decided is found again from the lines)."""
+    lines = [
         Standing(
             entry=entry,
             rank=rank,
@@ -192,6 +193,18 @@ def standings_from_json(data: Sequence[Sequence[Any]]) -> list[Standing]:
         )
         for entry, rank, points, relative, h2h, draw, tables, total, places, ranked, *rest in data
     ]
+    if data and len(data[0]) < 12:
+        tied: dict[tuple[bool, Fraction, Fraction], set[int]] = defaultdict(set)
+        for line in lines:
+            tied[(line.ranked, line.points, line.relative_score)].add(line.head_to_head)
+        lines = [
+            dataclasses.replace(
+                line,
+                head_to_head_decides=len(tied[(line.ranked, line.points, line.relative_score)]) > 1,
+            )
+            for line in lines
+        ]
+    return lines
 
 
 def seeded_draw(entries: Iterable[EntryId], seed: int) -> dict[EntryId, int]:
