@@ -59,10 +59,12 @@ def _prepare() -> None:
     # none is missing): what an upgrade runs after its migrations.
     call_command("tournament_summaries", verbosity=0)
     call_command("demo_admin")
-    # Demo bots, the demo tournament and the gallery (a tournament of each game, an open one).
-    if "demo" in get_commands():
-        call_command("demo", "--gallery")
     connections.close_all()
+    # Demo bots, the demo tournament and the gallery (a tournament of each game, an open one),
+    # in a process of its own: the sandbox that validates the demo's uploaded bots keeps a
+    # guardian for as long as its judge process lives (judge/sandbox/_reaper.py).
+    if "demo" in get_commands():
+        subprocess.run([sys.executable, "manage.py", "demo", "--gallery"], cwd=BASE_DIR, check=True)
 
 
 class Supervisor:

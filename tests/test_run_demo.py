@@ -123,6 +123,12 @@ def test_run_serves_admin_and_a_healthy_healthz_then_stops_on_ctrl_c(tmp_path: P
         assert b"Django administration" in body or b"Log in" in body
         password = (tmp_path / "var" / "demo_admin_password").read_text().strip()
         assert f"password {password}" in log_path.read_text()
+        # "Demo: playing now" is still being played by the worker when the site opens: its
+        # slower bots take 0.15 s a decision, for minutes.
+        status, body = fetch(f"{base}/")
+        running = body.decode().split("Running now")[1].split("Open for registration")[0]
+        assert "Demo: playing now" in running
+        assert "Demo practice run: /practice/" in log_path.read_text()
 
         children = children_of(run.pid)
         assert len(children) == 2, children

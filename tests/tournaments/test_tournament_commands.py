@@ -10,9 +10,9 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from tournaments import selectors
-from tournaments.management.commands.demo import DEMO_NAME, GALLERY
-from tournaments.models import Deal, Tournament
+from tournaments import selectors, services
+from tournaments.management.commands.demo import DEMO_NAME, GALLERY, PLAYING_NAME, SLOW_SECONDS
+from tournaments.models import Deal, Table, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,10 +36,33 @@ def test_the_demo_plays_a_finished_tournament_once() -> None:
 
 
 def test_the_demo_gallery_has_a_page_of_each_kind_for_every_game(client: Client) -> None:
-    call_command("demo", "--gallery", "--rounds", "1", "--deals", "2", stdout=io.StringIO())
-    call_command("demo", "--gallery", stdout=io.StringIO())  # the second time adds nothing
+    # A member's own practice run, private to them, made before the demo's.
+    member = get_user_model().objects.create_user("member")
+    bot = services.bot_create(owner=member, name="Mine", game="hearts")
+    mine = services.practice_create(
+        owner=member, version=services.bot_version_create(bot=bot, builtin="lowest"), deals=1
+    )
+    services.tournament_run_here(tournament=mine, worker="tests")
+    first, second = io.StringIO(), io.StringIO()
+    call_command("demo", "--gallery", "--rounds", "1", "--deals", "2", stdout=first)
+    call_command("demo", "--gallery", stdout=second)  # the second time adds nothing
+    # Each time, the demo names its own practice run (Alice's), never the member's.
+    own = Tournament.objects.get(practice=True, entries__version__bot__owner__username="alice")
+    for out in (first, second):
+        assert f"Demo practice run: /practice/{own.pk}/" in out.getvalue()
+        assert f"/practice/{mine.pk}/" not in out.getvalue()
+    # "Demo: playing now": two slower uploaded bots, started and left to the worker.
+    playing = Tournament.objects.get(name=PLAYING_NAME)
+    assert playing.status == Tournament.Status.RUNNING
+    assert Table.objects.filter(tournament=playing, status=Table.Status.DONE).count() == 0
+    slow = [e.version for e in playing.entries.select_related("version") if not e.version.builtin]
+    assert len(slow) == 2
+    assert all(v.status == "ready" and v.report["mean_time"] >= SLOW_SECONDS for v in slow)
+    home = client.get(reverse("home")).content.decode()
+    assert PLAYING_NAME in home.split("Running now")[1].split("Open for registration")[0]
+    assert f"{PLAYING_NAME!r} (id {playing.pk}): running" in second.getvalue()
     tournaments = Tournament.objects.filter(practice=False).order_by("pk")
-    assert tournaments.count() == 1 + len(GALLERY)
+    assert tournaments.count() == 2 + len(GALLERY)
     finished = tournaments.filter(status=Tournament.Status.FINISHED)
     assert {t.game for t in finished} == {"hearts", "roi", "dutch"}
     assert finished.filter(duplicate=True).exists()
@@ -63,7 +86,7 @@ def test_the_demo_gallery_has_a_page_of_each_kind_for_every_game(client: Client)
         assert table.status_code == 200, tournament.name
     # A practice run, played: its page and replays answer its author and staff (the demo
     # administrator), and nobody else; no list shows it.
-    practice = Tournament.objects.get(practice=True)
+    practice = own
     assert practice.status == Tournament.Status.FINISHED
     assert practice.name not in home
     page = reverse("tournaments:practice", args=[practice.pk])

@@ -3,9 +3,11 @@
 ``make run`` calls it (with ``--gallery``) before starting the web server, so a newcomer finds a
 finished tournament with its standings, and, with the gallery, one finished tournament of each
 other game (a Jeu du Roi, a Dutch), a duplicate one (its deals' travellers) and one open for
-registration, and a practice run of Alice's bot (a version's "try it": its page is the author's,
-and staff's once over, so the demo administrator sees it): every page has something to show.
-It plays the tables in this process (no worker needed) and does nothing the second time,
+registration, a practice run of Alice's bot (a version's "try it": its page is the author's,
+and staff's once over, so the demo administrator sees it), and "Demo: playing now", a
+tournament of two slower uploaded bots left to the worker, still playing when the site opens so
+that its live pages have something to show: every page has something to show.
+It plays the other tables in this process (no worker needed) and does nothing the second time,
 unless ``--again`` asks for one more tournament.
 """
 
@@ -34,6 +36,29 @@ GALLERY = [
     ("Demo: open for registration", "hearts", "whisthub", 3, 4, False, False),
 ]
 GALLERY_BUILTINS = ["heuristic", "lowest", "random"]
+PLAYING_NAME = "Demo: playing now"
+# (user, bot name) of the two slower bots of PLAYING_NAME: uploaded, validated in the sandbox.
+SLOW_BOTS = [("ivan", "Ivan's unhurried"), ("judy", "Judy's unhurried")]
+SLOW_SECONDS = 0.15  # a decision of a slower bot
+SLOW_BOT = f'''"""A demo bot that takes its time: {SLOW_SECONDS} s a decision, then its first
+legal action (the demo's tournament "playing now" lasts a few minutes, for its live pages)."""
+
+import time
+
+from tapis_bot import Bot, run
+
+
+class Unhurried(Bot):
+    name = "unhurried"
+
+    def act(self, observation, legal_actions):
+        time.sleep({SLOW_SECONDS})
+        return legal_actions[0]
+
+
+if __name__ == "__main__":
+    run(Unhurried())
+'''.encode()
 # (user, bot name, built-in bot)
 DEMO_BOTS = [
     ("alice", "Alice's heuristic", "heuristic"),
@@ -76,17 +101,63 @@ class Command(BaseCommand):
             self._cup(options["rounds"], options["deals"])
         if options["gallery"]:
             self._practice()
+            self._playing_now()
 
     def _practice(self) -> None:
-        """A practice run of the first demo bot, played here (once)."""
-        run = Tournament.objects.filter(practice=True, status=Tournament.Status.FINISHED).first()
+        """A practice run of the first demo bot, played here (once): the demo's own, never a
+        member's (a practice run is private to its author)."""
+        version = self._demo_bots(DEMO_BOTS[:1])[0]
+        run = Tournament.objects.filter(
+            practice=True, status=Tournament.Status.FINISHED, entries__version=version
+        ).first()
         if run is None:
-            version = self._demo_bots(DEMO_BOTS[:1])[0]
             run = services.practice_create(
                 owner=version.bot.owner, version=version, deals=2, opponent="random"
             )
             services.tournament_run_here(tournament=run, worker="demo")
         self.stdout.write(f"Demo practice run: /practice/{run.pk}/ ({run.name})")
+
+    def _playing_now(self) -> None:
+        """Two slower bots (uploaded, validated here in the sandbox) and two built-in ones in
+        a tournament started and left to the worker (once)."""
+        tournament = Tournament.objects.filter(name=PLAYING_NAME).first()
+        if tournament is None:
+            versions = [self._slow_bot(user, name) for user, name in SLOW_BOTS]
+            refused = [v for v in versions if v.status != BotVersion.Status.READY]
+            if refused:
+                self.stdout.write(
+                    f"{PLAYING_NAME!r} not made: {refused[0].label} was not validated "
+                    f"({refused[0].report.get('reason', refused[0].status)})"
+                )
+                return
+            versions += self._demo_bots(
+                [("alice", "Alice's heuristic", "heuristic"), ("carol", "Carol's lowest", "lowest")]
+            )
+            tournament_settings = TournamentSettings(
+                name=PLAYING_NAME, game="hearts", preset="whisthub", rounds=4, deals_per_table=8
+            )
+            tournament, _ = self._tournament(tournament_settings, versions, play=False)
+            services.tournament_start(tournament=tournament)
+            tournament.refresh_from_db()
+        self.stdout.write(
+            f"Demo tournament {PLAYING_NAME!r} (id {tournament.pk}): {tournament.status}, "
+            "its tables played by the worker"
+        )
+
+    def _slow_bot(self, username: str, bot_name: str) -> BotVersion:
+        """A slower bot's ready version (uploaded and validated here, once)."""
+        user = self._demo_user(username)
+        bot = Bot.objects.filter(owner=user, name=bot_name).first()
+        if bot is None:
+            bot = services.bot_create(owner=user, name=bot_name, game="hearts")
+        version = bot.versions.order_by("-number").first()
+        if version is None:
+            version = services.bot_version_create(
+                bot=bot, content=SLOW_BOT, filename="unhurried.py"
+            )
+        if version.status in (BotVersion.Status.PENDING, BotVersion.Status.VALIDATING):
+            version = services.bot_version_validate(version_id=version.pk)
+        return version
 
     def _cup(self, rounds: int, deals: int) -> None:
         """The demo cup: the eight demo bots, Swiss seating, played here."""
@@ -168,13 +239,9 @@ class Command(BaseCommand):
     def _demo_bots(
         self, bots: list[tuple[str, str, str]] = DEMO_BOTS, *, game: str = "hearts"
     ) -> list[BotVersion]:
-        users = get_user_model()
         versions = []
         for username, bot_name, builtin in bots:
-            user, created = users.objects.get_or_create(username=username)
-            if created:
-                user.set_unusable_password()
-                user.save(update_fields=["password"])
+            user = self._demo_user(username)
             bot = Bot.objects.filter(owner=user, name=bot_name).first()
             if bot is None:
                 bot = services.bot_create(owner=user, name=bot_name, game=game)
@@ -185,3 +252,11 @@ class Command(BaseCommand):
                 version = services.bot_version_create(bot=bot, builtin=builtin)
             versions.append(version)
         return versions
+
+    def _demo_user(self, username: str) -> Any:
+        """A demo user (made once, with no password: nobody logs in as one)."""
+        user, created = get_user_model().objects.get_or_create(username=username)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        return user
