@@ -298,10 +298,11 @@ def _start_guardian(parents: CgroupParents) -> subprocess.Popen[bytes] | None:
         os.close(pidfd)
 
 
-def sweep_stale_cgroups(parents: CgroupParents) -> list[Path]:
+def sweep_stale_cgroups(parents: CgroupParents, timeout: float = KILL_TIMEOUT) -> list[Path]:
     """End (kill, thaw, remove) the cgroups left under ``parents`` by judges of this pid
     namespace that are gone: a judge killed while its guardian was killed too, or before
-    there were guardians. Returns those removed; logs one line in all for those it could not.
+    there were guardians. Returns those removed; logs one line in all for those it could not
+    within ``timeout`` seconds each.
 
     A judge is gone when no process has its pid and start time (so a pid reused is not it);
     the cgroups of a live process, or of another pid namespace, are never touched.
@@ -321,7 +322,7 @@ def sweep_stale_cgroups(parents: CgroupParents) -> list[Path]:
 
     removed, failed = [], []
     for folders in _reaper.by_name(parents.all(), stale).values():
-        problems = _reaper.end(folders, KILL_TIMEOUT)
+        problems = _reaper.end(folders, timeout)
         failed += problems
         removed += [f for f in folders if f not in {folder for folder, _ in problems}]
     if failed:

@@ -11,6 +11,7 @@ The parsers and the detection are unit-tested on both layouts' texts.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -296,6 +297,32 @@ def test_the_cgroups_of_processes_gone_are_swept(cgroup: CgroupParents) -> None:
             for name in names:
                 if (parent / name).exists():
                     (parent / name).rmdir()
+
+
+def test_the_sweep_logs_one_line_in_all(
+    cgroup: CgroupParents, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Stale cgroups it cannot remove (here: each has a cgroup inside) cost one line of log in
+    all, not one per cgroup and hierarchy: 77 leaked cgroups once filled the stderr pipe of a
+    judge started by a test (70 KB), which hung."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    names = [cgroups._prefix(gone.pid, 1) + str(n) for n in (1, 2, 3)]
+    parents = cgroup.all()
+    for parent in parents:
+        for name in names:
+            (parent / name / "inner").mkdir(parents=True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="judge.sandbox.cgroups"):
+            cgroups.sweep_stale_cgroups(cgroup, timeout=0.05)
+        lines = [r for r in caplog.records if r.name == "judge.sandbox.cgroups"]
+        assert len(lines) == 1, [r.getMessage() for r in lines]
+        assert f"{len(names) * len(parents)} stale cgroups" in lines[0].getMessage()
+    finally:
+        for parent in parents:
+            for name in names:
+                (parent / name / "inner").rmdir()
+                (parent / name).rmdir()
 
 
 # ----------------------------------------------------------------------------- balloons
