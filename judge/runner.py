@@ -354,7 +354,8 @@ class _Table:
             self.replace(state)
             return
         state.process = process
-        state.watch = self.stopwatch(process, state.started)
+        # charged from the start of its process: a forked bot's is its fork, now
+        state.watch = self.stopwatch(process, state.started if forked is None else None)
         try:
             driver = ProcessSeat(
                 process, line_cap=self.limits.line_bytes, log_cap=self.limits.log_bytes

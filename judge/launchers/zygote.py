@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import BinaryIO, Final, cast
 
 from judge._fds import wait_readable
+from judge.clock import WALL_CAP
 from judge.launchers.package import RUNTIMES, PackageError, PreparedBot, prepare, remove
 from judge.sandbox import (
     SDK_ROOT,
@@ -429,9 +430,9 @@ def lend_all(
     that kept it from being forked (ZygoteError, SandboxError, OSError or the package's).
 
     The zygotes the loans need anew are all launched before any is waited for, and they must
-    all answer within ``startup`` seconds: a table whose four bots are new to this process
-    waits for the slowest start, not for the sum of four (most of a start is the zygote's
-    Python, which runs while the next sandbox is built)."""
+    all answer within ``WALL_CAP`` times ``startup`` seconds (judge/clock.py): a table whose
+    four bots are new to this process waits for the slowest start, not for the sum of four
+    (most of a start is the zygote's Python, which runs while the next sandbox is built)."""
     bots: list[ForkedBot | Exception | None] = [None] * len(loans)
     idle: list[tuple[int, Zygote]] = []
     launched: list[tuple[int, Zygote]] = []
@@ -456,7 +457,9 @@ def lend_all(
                     launched.append((index, _launch(zygote.key, loans[index].package, sdk_dir)))
                 except (ZygoteError, PackageError, SandboxError, OSError) as error:
                     bots[index] = error
-        deadline = time.perf_counter() + startup
+        # A zygote's start is the judge's own code, not the bot's (whose start-up is charged
+        # from its fork): on a busy host it may take the wall-clock cap of a start-up.
+        deadline = time.perf_counter() + WALL_CAP * startup
         while launched:
             index, zygote = launched.pop(0)
             try:
