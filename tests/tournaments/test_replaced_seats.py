@@ -21,7 +21,7 @@ from tests.tournaments.factories import (
     file_version,
     make_tournament,
 )
-from tournaments import ratings, scoring, seeds, selectors, services
+from tournaments import page_selectors, ratings, scoring, seeds, selectors, services
 from tournaments.models import Deal, Entry, Rating, Seat, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -125,6 +125,12 @@ def test_in_duplicate_play_a_bot_that_crashes_takes_the_fewest_matchpoints() -> 
     rows = selectors.standings_for_tournament(tournament=tournament)
     assert rows[-1].entry == crash
     assert services.tournament_audit(tournament=tournament).ok
+    # The traveller of a forfeited deal gives the seat the worst points of its table.
+    deal = Deal.objects.select_related("table__tournament").get(table=seat.table, index=3)
+    traveller = page_selectors.deal_traveller(deal=deal, lower_is_better=True)
+    assert traveller is not None
+    row = next(r for r in traveller.rows if r.deal_id == deal.pk)
+    assert row.cells[seat.position].points == max(deal.points)
 
 
 def test_tables_recorded_before_the_rule_are_recounted_once() -> None:

@@ -122,7 +122,8 @@ def deal_traveller(
     ``page``, or without one the page of ``deal``'s own table. None unless the tournament is
     duplicate; only tables whose play may be shown (:func:`visibility.tables_shown_q`: the
     whole round is finished). The matchpoints compare every table of the round (their points
-    are read for all, their seats for the page's only). Three queries."""
+    are read for all, their seats for the page's only) as they count (a seat replaced by this
+    deal forfeits it: judge.counting). Four queries."""
     if not deal.table.tournament.duplicate:
         return None
     deals = list(_duplicate_deals(deal))
