@@ -119,10 +119,11 @@ class BotVersion(models.Model):
     report = models.JSONField(default=dict, blank=True, help_text="What the validation found.")
     created_at = models.DateTimeField(default=timezone.now)
     validated_at = models.DateTimeField(null=True, blank=True)
-    # The validation's lease, like a table's: when its message was last sent (pending) or when a
-    # worker took it (validating), and how many workers took it. The sweep sends a version
-    # again whose message seems lost or whose worker died, and rejects one that every worker
-    # taking it died under (tournaments.services.bots.bot_version_sweep).
+    # The validation's lease, like a table's: when its message was last sent (pending; NULL
+    # while it waits for a slot of the validations' fair share) or when a worker took it
+    # (validating), and how many workers took it. The sweep sends a version again whose
+    # message seems lost or whose worker died, and rejects one whose attempts are used up
+    # (tournaments.services.bots.bot_version_sweep, validation_dispatch).
     validation_queued_at = models.DateTimeField(null=True, blank=True)
     validation_started_at = models.DateTimeField(null=True, blank=True)
     validation_attempts = models.PositiveSmallIntegerField(default=0)
