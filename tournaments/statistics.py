@@ -218,9 +218,11 @@ def results_from_rows(
 ) -> Results:
     """:func:`table_results` from the rows a recorded tournament stores: its seats and deals
     (of finished tables only; in duplicate play, of closed rounds only). A table's deals are
-    taken in the order of their index; a table without seats or deals is left out. A selector
-    fetches them as ``SeatRow(*row)`` for each row of ``Seat.objects.filter(...).values_list(
-    "table__round__number", "table__number", "position", "entry_id", "substitute")`` and
+    taken in the order of their index, their points as they count (a replaced seat forfeits
+    the rest of its table: :mod:`judge.counting`); a table without seats or deals is left
+    out. A selector fetches them as ``SeatRow(*row)`` for each row of
+    ``Seat.objects.filter(...).values_list("table__round__number", "table__number",
+    "position", "entry_id", "substitute", "replaced_deal")`` and
     ``DealRow(r, t, i, tuple(points))`` for each ``(r, t, i, points)`` of ``Deal.objects
     .filter(...).values_list("table__round__number", "table__number", "index", "points")``.
 
