@@ -249,6 +249,7 @@ IN_C = (
     "collude_figures",
     "collude_cache",
     "collude_futex",
+    "collude_numbers",
     "proc_mem",
 )
 RAW_SYSCALLS = (
@@ -262,7 +263,13 @@ RAW_SYSCALLS = (
 )
 # Node has no raw system call (nor fork: no child shares its memory) and no flock; a Worker
 # thread is a V8 isolate of its own: a bomb of them would meet the memory limit first.
-HOST_WIDE = ("collude_counters", "collude_figures", "collude_cache", "collude_futex")
+HOST_WIDE = (
+    "collude_counters",
+    "collude_figures",
+    "collude_cache",
+    "collude_futex",
+    "collude_numbers",
+)
 IN_JAVASCRIPT = (
     *(
         name

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
@@ -728,8 +729,59 @@ static void futex_act(void) {
         blocked(detail);
 }
 
+/* collude_numbers: what cannot be closed on a shared kernel (a known hole): eventfd ids (the
+ * lowest free of the host, in /proc/self/fdinfo) and whether a page of a shared file is mapped
+ * by another process too (Shared_Clean in /proc/self/smaps). Seat 0 holds, seat 1 reads. */
+static void *numbers_map(void) {
+    int fd = open(P_RARE_FILE, O_RDONLY);
+    volatile char *page = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    (void)page[0]; /* mapped in */
+    return (void *)page;
+}
+
+static long numbers_eventfd_id(void) {
+    int fd = eventfd(0, 0);
+    char path[64], text[512] = "";
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+    int info = open(path, O_RDONLY);
+    long n = info < 0 ? -1 : read(info, text, sizeof text - 1);
+    close(info), close(fd);
+    char *id = n > 0 ? strstr(text, "eventfd-id:") : NULL;
+    return id ? atol(id + strlen("eventfd-id:")) : -1;
+}
+
+static long numbers_shared_clean(void) {
+    void *page = numbers_map();
+    static char smaps[1 << 20];
+    int fd = open("/proc/self/smaps", O_RDONLY);
+    long n = 0, got;
+    while (fd >= 0 && n < (long)sizeof smaps - 1 && (got = read(fd, smaps + n, sizeof smaps - 1 - n)) > 0)
+        n += got;
+    close(fd);
+    smaps[n] = 0;
+    munmap(page, PAGE);
+    char *block = strstr(smaps, P_RARE_FILE), *shared = block ? strstr(block, "Shared_Clean:") : NULL;
+    return shared ? atol(shared + strlen("Shared_Clean:")) : -1;
+}
+
+static void numbers_read(void) {
+    long id = numbers_eventfd_id(), shared = numbers_shared_clean();
+    char detail[128];
+    snprintf(detail, sizeof detail, "eventfd id %ld, Shared_Clean %ld kB", id, shared);
+    if (id >= CARDS || shared > 0)
+        succeeded(detail);
+    else
+        blocked(detail);
+}
+
 static void collude_start(void) {
     char path[256];
+    if (IS("collude_numbers") && seat == 0) {
+        for (int i = 0; i < CARDS; i++) eventfd(0, 0);
+        numbers_map();
+        return;
+    }
     if (IS("collude_futex")) {
         futex_start();
     } else if (IS("collude_counters") && seat == 0) {
@@ -879,6 +931,8 @@ static void collude_act(void) {
         futex_act();
     } else if (IS("collude_counters")) {
         counters_read();
+    } else if (IS("collude_numbers")) {
+        if (tries == 1) numbers_read();
     } else if (IS("collude_cache")) {
         if (tries == 1) cache_probe();
     } else if (IS("collude_tmp")) {
