@@ -205,7 +205,8 @@ def _check_signups(request: Any) -> None:
     limit = max(1, int(settings.TAPIS_SIGNUPS_PER_HOUR))
     if int(cache.get(_signup_key(request), 0)) >= limit:
         raise ApplicationError(
-            f"this address signed up {limit} accounts in the last hour, the most allowed: "
+            f"this address signed up {limit} account{'s' if limit != 1 else ''} in the last "
+            "hour, the most allowed: "
             "try again later",
             code="signup_limit",
             extra={"max_per_hour": limit},

@@ -110,6 +110,16 @@ def test_signup_refuses_a_look_alike_name_next_to_it_and_keeps_the_values(
     assert not User.objects.filter(username__in=["fresh-name"]).exists()
 
 
+def test_signups_from_one_address_are_limited(world: MembersWorld, settings: Any) -> None:
+    settings.TAPIS_SIGNUPS_PER_HOUR = 1
+    url = reverse("tournaments:signup")
+    first = Client().post(url, {"username": "first-one", "password": "a-long-Passw0rd!"})
+    assert first.status_code == 302
+    again = Client().post(url, {"username": "second-one", "password": "a-long-Passw0rd!"})
+    assert "signed up 1 account in the last hour, the most allowed" in again.content.decode()
+    assert not User.objects.filter(username="second-one").exists()
+
+
 def test_signup_closed(world: MembersWorld, settings: Any) -> None:
     settings.TAPIS_ALLOW_SIGNUP = False
     response = Client().post(
