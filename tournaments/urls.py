@@ -30,6 +30,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("rankings/", views.rankings, name="rankings"),
     path("docs/", views.docs_index, name="docs"),
     path("docs/<slug:slug>/", views.docs_page, name="docs-page"),
+    path("docs/examples/<slug:folder>/", views.docs_example, name="docs-example"),
+    path(
+        "docs/examples/<slug:folder>/<path:name>",
+        views.docs_example_file,
+        name="docs-example-file",
+    ),
+    path("docs/sdk/<str:name>", views.docs_sdk, name="docs-sdk"),
     # Members (tournaments/pages/accounts.py, authoring.py, organising.py; docs/members.md)
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/login/", accounts.LoginView.as_view(), name="login"),

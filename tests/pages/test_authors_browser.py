@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -68,4 +69,27 @@ def test_an_author_signs_up_and_enters_from_the_tournaments_page(
     page.goto(f"/tournaments/{cup.pk}/enter/")
     expect(page.locator("#id_version")).to_have_count(0)
     expect(page.locator("main")).to_contain_text("first withdraw it")
+    assert not console_errors
+
+
+def test_an_author_downloads_an_example_bot_and_the_sdk_from_the_site(
+    page: Any, console_errors: list[str], tmp_path: Path
+) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    page.goto("/docs/examples/")
+    page.get_by_role("link", name="python/bot.py").click()
+    expect(page.locator("h1")).to_have_text("Example bot: python3")
+    expect(page.locator("main")).to_contain_text("tapis play --game hearts bot.py")
+    assert not axe_violations(page)
+    with page.expect_download() as example:
+        page.get_by_role("link", name="Download bot.py").click()
+    saved = tmp_path / "bot.py"
+    example.value.save_as(saved)
+    assert saved.read_bytes() == (docs / "examples" / "python" / "bot.py").read_bytes()
+    with page.expect_download() as sdk:
+        page.get_by_role("link", name="tapis_bot.py").click()
+    sdk.value.save_as(tmp_path / "tapis_bot.py")
+    assert (tmp_path / "tapis_bot.py").read_bytes() == (
+        docs.parent / "judge" / "sdk" / "tapis_bot.py"
+    ).read_bytes()
     assert not console_errors

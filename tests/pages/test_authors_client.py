@@ -4,7 +4,10 @@ which limit was broken, where."""
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -154,3 +157,58 @@ def test_a_swiss_tournament_whose_entries_fill_one_table_is_warned(db: None) -> 
     assert "every round would be the same table" in client.get(url).content.decode()
     enter(swiss, builtin_bot(make_user("a4"), "bot4"))  # 5 entries: two tables
     assert "every round would be the same table" not in client.get(url).content.decode()
+
+
+# ---------------------------------------------------------------------------------------------
+# Starting from the site alone: the example bots and the SDK
+# ---------------------------------------------------------------------------------------------
+
+DOCS_DIR = Path(__file__).resolve().parents[2] / "docs"
+SDK = DOCS_DIR.parent / "judge" / "sdk" / "tapis_bot.py"
+
+
+def test_the_examples_guide_links_a_page_of_each_example(db: None) -> None:
+    html = Client().get("/docs/examples/").content.decode()
+    for folder in ("c", "cpp", "go", "java", "javascript", "python", "rust"):
+        assert f'href="/docs/examples/{folder}/"' in html, folder
+
+
+def test_each_example_is_shown_and_downloadable(db: None) -> None:
+    client = Client()
+    for folder in (p.name for p in DOCS_DIR.joinpath("examples").iterdir() if p.is_dir()):
+        page = client.get(f"/docs/examples/{folder}/")
+        assert page.status_code == 200, folder
+        for source in DOCS_DIR.joinpath("examples", folder).rglob("*"):
+            if source.is_file():
+                name = source.relative_to(DOCS_DIR / "examples" / folder).as_posix()
+                download = client.get(f"/docs/examples/{folder}/{name}")
+                assert download.status_code == 200, name
+                assert download.content == source.read_bytes()
+                assert "attachment" in download["Content-Disposition"]
+    python = client.get("/docs/examples/python/").content.decode()
+    assert "tapis play --game hearts bot.py" in python
+    assert 'href="/docs/examples/python/bot.py"' in python
+    # A package example (a folder with tapis.json) is uploaded as a zip: the site makes it.
+    rust = client.get("/docs/examples/rust/bot.zip")
+    names = zipfile.ZipFile(io.BytesIO(rust.content)).namelist()
+    assert sorted(names) == ["Cargo.toml", "src/main.rs", "tapis.json"]
+
+
+def test_the_sdk_is_downloadable_from_the_protocol_guide(db: None) -> None:
+    client = Client()
+    assert 'href="/docs/sdk/tapis_bot.py"' in client.get("/docs/protocol/").content.decode()
+    assert client.get("/docs/sdk/tapis_bot.py").content == SDK.read_bytes()
+
+
+def test_nothing_else_of_the_repository_is_served(db: None) -> None:
+    client = Client()
+    for url in (
+        "/docs/sdk/_tapis_zygote.py",
+        "/docs/sdk/__init__.py",
+        "/docs/examples/python/missing.py",
+        "/docs/examples/python/../../../config/settings.py",
+        "/docs/examples/python/%2e%2e/%2e%2e/README.md",
+        "/docs/examples/nothing/",
+        "/docs/examples/python/bot.zip",  # not a package
+    ):
+        assert client.get(url).status_code == 404, url

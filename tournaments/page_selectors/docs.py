@@ -1,15 +1,16 @@
 """The guides of docs/ as the site shows them: their Markdown rendered to HTML (markdown-it-py,
 CommonMark with tables; raw HTML in the text is escaped, not passed on).
 
-A guide's links to another guide the site serves go to its page; links to files the site does
-not serve (``sandbox.md``, ``../judge/sdk/tapis_bot.py``) are left as their text: on the site
-they would lead nowhere. Headings get GitHub's anchors (``## Runtimes`` is
-``#runtimes``), which the guides' own ``(#runtimes)`` links use. The guide's first-level title
-is left out: the page's ``<h1>`` says it.
+A guide's links to another guide the site serves go to its page, and to an example bot or the
+SDK to where the site serves them (page_selectors.examples); links to files the site does not
+serve are left as their text: on the site they would lead nowhere. Headings get GitHub's
+anchors (``## Runtimes`` is ``#runtimes``), which the guides' own ``(#runtimes)`` links use.
+The guide's first-level title is left out: the page's ``<h1>`` says it.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,19 +34,20 @@ def heading_anchor(text: str) -> str:
     return _SLUG_DROPPED.sub("", text.strip().lower()).replace(" ", "-")
 
 
-def _target(href: str, guides: Mapping[str, str]) -> str | None:
+def _target(href: str, guides: Mapping[str, str], base: str = "") -> str | None:
     """Where a guide's link goes on the site: itself if absolute or an anchor, the page of a
-    served guide, None for a file the site does not serve."""
+    served guide or file (``href`` read from the guide's folder ``base`` in docs/), None for
+    a file the site does not serve."""
     if href.startswith(("http://", "https://", "mailto:", "#", "/")):
         return href
     path, _, anchor = href.partition("#")
-    url = guides.get(path)
+    url = guides.get(posixpath.normpath(posixpath.join(base, path)))
     if url is None:
         return None
     return f"{url}#{anchor}" if anchor else url
 
 
-def _rewrite(tokens: Sequence[Token], guides: Mapping[str, str]) -> list[Token]:
+def _rewrite(tokens: Sequence[Token], guides: Mapping[str, str], base: str) -> list[Token]:
     kept: list[Token] = []
     skip_title = True
     tables = 0
@@ -68,19 +70,19 @@ def _rewrite(tokens: Sequence[Token], guides: Mapping[str, str]) -> list[Token]:
         if token.type == "inline" and index and tokens[index - 1].type == "heading_open":
             heading = token.content
         if token.type == "inline" and token.children:
-            token.children = _rewrite_links(token.children, guides)
+            token.children = _rewrite_links(token.children, guides, base)
         skip_title = skip_title and token.type not in ("paragraph_open", "fence", "table_open")
         kept.append(token)
         index += 1
     return kept
 
 
-def _rewrite_links(children: list[Token], guides: Mapping[str, str]) -> list[Token]:
+def _rewrite_links(children: list[Token], guides: Mapping[str, str], base: str) -> list[Token]:
     out: list[Token] = []
     dropped = 0  # link_open tokens dropped, whose link_close must go too
     for child in children:
         if child.type == "link_open":
-            target = _target(str(child.attrGet("href") or ""), guides)
+            target = _target(str(child.attrGet("href") or ""), guides, base)
             if target is None:
                 dropped += 1
                 continue
@@ -122,9 +124,10 @@ def _renderer() -> MarkdownIt:
     return md
 
 
-def guide_html(*, text: str, guides: Mapping[str, str]) -> SafeString:
-    """The HTML of a guide's Markdown ``text``; ``guides`` maps a guide's file name
-    (``"rules.md"``) to its page's address.
+def guide_html(*, text: str, guides: Mapping[str, str], base: str = "") -> SafeString:
+    """The HTML of a guide's Markdown ``text``; ``guides`` maps a guide's or a served file's
+    path from docs/ (``"rules.md"``, ``"examples/python/bot.py"``) to its address, and
+    ``base`` is the guide's own folder there (``"examples"``), which its links start from.
 
     >>> print(guide_html(text="# T\\n\\nSee [the rules](rules.md#moon) and "
     ...       "[the sandbox](sandbox.md).\\n\\n## Two words", guides={"rules.md": "/docs/rules/"}))
@@ -133,6 +136,6 @@ def guide_html(*, text: str, guides: Mapping[str, str]) -> SafeString:
     <BLANKLINE>
     """
     md = _renderer()
-    tokens = _rewrite(md.parse(text), guides)
+    tokens = _rewrite(md.parse(text), guides, base)
     # The text is the repository's own docs/, and raw HTML in it is escaped by markdown-it.
     return mark_safe(md.renderer.render(tokens, md.options, {}))

@@ -8,6 +8,7 @@ nothing but hidden information answers 403 with the reason (templates/403.html).
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_safe
 from django_htmx.http import HttpResponseStopPolling
 
 from tournaments import member_selectors, page_selectors
+from tournaments.page_selectors import examples
 from tournaments.page_selectors.docs import guide_html
 
 # The guides served under /docs/, by slug: (file in docs/, title, who it is for).
@@ -201,7 +203,36 @@ def docs_page(request: HttpRequest, slug: str) -> HttpResponse:
     except FileNotFoundError:
         raise Http404("this guide is not installed here") from None
     guides = {name: reverse("tournaments:docs-page", args=[s]) for s, (name, _, _) in DOCS.items()}
-    html = guide_html(text=text, guides=guides)
+    guides.update(examples.served_files())
+    html = guide_html(text=text, guides=guides, base=posixpath.dirname(filename))
     section = "api" if slug == "api" else "docs"  # the main menu has an API entry
     context = {"title": title, "audience": audience, "html": html, "nav_section": section}
     return render(request, "pages/docs_page.html", context)
+
+
+@require_safe
+def docs_example(request: HttpRequest, folder: str) -> HttpResponse:
+    """An example bot: its files, how to try it and upload it (page_selectors.examples)."""
+    page = examples.example_page(folder=folder)
+    return render(request, "pages/docs_example.html", {"page": page, "nav_section": "docs"})
+
+
+@require_safe
+def docs_example_file(request: HttpRequest, folder: str, name: str) -> HttpResponse:
+    """A file of an example bot (or a package example's zip), to download."""
+    data = examples.example_file(folder=folder, name=name)
+    return _download(data, name)
+
+
+@require_safe
+def docs_sdk(request: HttpRequest, name: str) -> HttpResponse:
+    """The Python SDK's file, to download."""
+    return _download(examples.sdk_file(name=name), name)
+
+
+def _download(data: bytes, name: str) -> HttpResponse:
+    kind = "application/zip" if name.endswith(".zip") else "text/plain; charset=utf-8"
+    response = HttpResponse(data, content_type=kind)
+    response["Content-Disposition"] = f'attachment; filename="{posixpath.basename(name)}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
