@@ -13,7 +13,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 
 import games
-from tournaments import visibility
+from tournaments import selectors, visibility
 from tournaments.models import (
     Table,
     Tournament,
@@ -209,3 +209,46 @@ def progress_of(tournaments: Sequence[Tournament]) -> dict[int, ProgressView]:
         t.pk: _progress_view(t, counts.get(t.pk, {}), counts.get(t.pk, {}).get("current", 0))
         for t in tournaments
     }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ScoreWords:
+    """What a table's "Score" and "Points" columns mean, in words, for their headers' titles
+    and the legend under them."""
+
+    score: str
+    points: str
+
+
+def score_words(tournament: Tournament) -> ScoreWords:
+    """The words for a tournament's tables' Score (the game's card points) and Points (the
+    place points, or matchpoints in duplicate play)."""
+    better = "lower" if selectors.tournament_lower_is_better(tournament=tournament) else "higher"
+    score = (
+        "the card points the seat made over the table's deals, as the game counts them "
+        f"({better} is better)"
+    )
+    if tournament.duplicate:
+        points = (
+            "the matchpoints the seat earned against the seats that held the same cards "
+            "at the round's other tables"
+        )
+    else:
+        places = selectors.tournament_place_points(tournament=tournament)
+        ladder = ", ".join(f"{_ordinal(k)} {p}" for k, p in enumerate(places, start=1))
+        points = (
+            f"the place points its place at the table earned ({ladder}): the standings add them up"
+        )
+    return ScoreWords(score=score, points=points)
+
+
+def _ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th...
+
+    >>> [_ordinal(k) for k in (1, 2, 3, 4, 11, 12, 21)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '21st']
+    """
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"

@@ -24,8 +24,10 @@ from tournaments.models import (
     TournamentSummary,
 )
 from tournaments.page_selectors.common import (
+    ScoreWords,
     game_title,
     paginate,
+    score_words,
     table_results_visible,
     tournament_or_404,
     visible_tournaments,
@@ -124,6 +126,7 @@ class TablePage:
     sheet_page: Page | None = None  # the page of the score sheet shown (SHEET_PAGE_SIZE deals)
     faults_page: Page | None = None  # the page of the faults shown (FAULTS_PAGE_SIZE)
     live: bool = False  # hidden for now and not failed: the page refreshes itself until shown
+    words: ScoreWords | None = None  # what Score and Points mean
 
 
 #: Deals a page of a table's score sheet shows (a table may have 1,000 deals), and faults.
@@ -239,6 +242,7 @@ def table_page(
         sheet_page=sheet_page,
         faults_page=faults_of,
         live=not shown and table.status != Table.Status.FAILED,
+        words=score_words(table.tournament),
     )
 
 

@@ -29,6 +29,7 @@ from tournaments.page_selectors.common import (
     LIVE_PART_SECONDS,
     PAGE_SIZE,
     ProgressView,
+    ScoreWords,
     catalogue,
     game_choices,
     game_title,
@@ -37,6 +38,7 @@ from tournaments.page_selectors.common import (
     preset_doc,
     progress_of,
     rules_in_words,
+    score_words,
     tournament_or_404,
 )
 from tournaments.page_selectors.home import (
@@ -856,6 +858,7 @@ class RoundPage:
     tables: list[TableLine]
     rounds: list[int]
     live: bool
+    words: ScoreWords
 
 
 def round_page(
@@ -882,6 +885,7 @@ def round_page(
         rounds=sorted(rounds),
         live=rounds[number] == Round.Status.RUNNING
         and tournament.status == Tournament.Status.RUNNING,
+        words=score_words(tournament),
     )
 
 

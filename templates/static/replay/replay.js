@@ -267,6 +267,9 @@ function drawTrickCentre(state, centre) {
     spot.dataset.playedBy = String(seat);
     const isWinner = winner && winner.winner === seat;
     spot.append(card(name, isWinner ? "winner" : ""));
+    // Who played it: told by its place around the table on a wide screen (and to screen
+    // readers), written under the card on a phone, where the cards stand in a row.
+    spot.append(el("span", "played-seat", `Seat ${seat}`));
     if (isWinner) spot.append(el("span", "badge win", "wins"));
     place(spot, seat, 30);
     table.append(spot);
