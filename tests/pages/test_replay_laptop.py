@@ -55,9 +55,7 @@ def test_controls_and_table_stay_in_one_view_while_stepping(
     assert not console_errors
 
 
-def test_the_keys_work_whatever_has_focus(
-    page: Any, console_errors: list[str], deal: Deal
-) -> None:
+def test_the_keys_work_whatever_has_focus(page: Any, console_errors: list[str], deal: Deal) -> None:
     _open(page, deal)
     page.locator("[data-speed]").select_option("2000")
     page.get_by_role("button", name="Next step", exact=True).click()
