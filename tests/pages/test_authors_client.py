@@ -175,6 +175,7 @@ def test_the_examples_guide_links_a_page_of_each_example(db: None) -> None:
 
 def test_each_example_is_shown_and_downloadable(db: None) -> None:
     client = Client()
+    protocol = client.get("/docs/protocol/").content.decode()
     for folder in (p.name for p in DOCS_DIR.joinpath("examples").iterdir() if p.is_dir()):
         page = client.get(f"/docs/examples/{folder}/")
         assert page.status_code == 200, folder
@@ -185,6 +186,11 @@ def test_each_example_is_shown_and_downloadable(db: None) -> None:
                 assert download.status_code == 200, name
                 assert download.content == source.read_bytes()
                 assert "attachment" in download["Content-Disposition"]
+        # Its links to the protocol guide's sections (its runtime's) land on them.
+        anchors = re.findall(r'href="/docs/protocol/#([\w-]+)"', page.content.decode())
+        assert len(anchors) == 2, folder
+        for anchor in anchors:
+            assert f'id="{anchor}"' in protocol, (folder, anchor)
     python = client.get("/docs/examples/python/").content.decode()
     assert "tapis play --game hearts bot.py" in python
     assert 'href="/docs/examples/python/bot.py"' in python
