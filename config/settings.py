@@ -256,6 +256,10 @@ FORMAT_MODULE_PATH = ["config.formats"]
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "templates" / "static"]
+# No uploaded media is served (bots are stored in the database). Set anyway: Django's test live
+# server serves MEDIA_ROOT at MEDIA_URL, and left empty that was the working directory at "/".
+MEDIA_URL = "media/"
+MEDIA_ROOT = VAR_DIR / "media"
 if not PRODUCTION:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Demo and tests: whitenoise serves the files where they are, without collectstatic (and
