@@ -26,6 +26,7 @@ from judge.sandbox.commands import (
     start_process,
 )
 from judge.sandbox.limits import BOT_ROOT, SDK_ROOT, SandboxError, SandboxLimits
+from judge.sandbox.mirrors import make_mirror, remove_mirror, shared_mirror
 from judge.sandbox.process import BotProcess
 from judge.sandbox.uids import _acquire_uid, _UidSlot
 
@@ -59,6 +60,7 @@ def _spawn_bwrap(
     cgroup: _Cgroup | None = None
     popen: subprocess.Popen[bytes] | None = None
     pidfd: int | None = None
+    mirror: Path | None = None
     try:
         uid_slot = _acquire_uid() if as_root else None
         uid = uid_slot.uid if uid_slot is not None else os.getuid()
@@ -69,9 +71,11 @@ def _spawn_bwrap(
             _check_reachable(bot_dir, uid, "bot_dir")
             if sdk_dir is not None:
                 _check_reachable(sdk_dir, uid, "sdk_dir")
-        args += ["--ro-bind", str(bot_dir), BOT_ROOT]
+        # mirrors: the bot's mountinfo shows their random names, not the judge's paths
+        mirror = make_mirror(bot_dir)
+        args += ["--ro-bind", str(mirror), BOT_ROOT]
         if sdk_dir is not None:
-            args += ["--ro-bind", str(sdk_dir), SDK_ROOT]
+            args += ["--ro-bind", str(shared_mirror(sdk_dir)), SDK_ROOT]
         allowed: frozenset[str] = frozenset()
         starter = not namespace_admin and not writable_exec
         if namespace_admin:
@@ -132,12 +136,18 @@ def _spawn_bwrap(
             sandbox_pid=sandbox_pid,
             cgroup=cgroup,
             uid_slot=uid_slot,
+            mirror=mirror,
         )
     except BaseException:
         if popen is not None:
-            BotProcess(popen, mode="bwrap", uid=-1, pidfd=pidfd, cgroup=cgroup).kill()
-        elif cgroup is not None:
-            cgroup.remove()
+            BotProcess(
+                popen, mode="bwrap", uid=-1, pidfd=pidfd, cgroup=cgroup, mirror=mirror
+            ).kill()
+        else:
+            if cgroup is not None:
+                cgroup.remove()
+            if mirror is not None:
+                remove_mirror(mirror)
         if uid_slot is not None:
             uid_slot.release()
         raise

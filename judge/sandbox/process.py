@@ -10,11 +10,13 @@ import signal
 import subprocess
 import threading
 import types
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from judge._fds import wait_readable
 from judge.sandbox.cgroups import out_of_memory
 from judge.sandbox.limits import KILL_TIMEOUT, SandboxMode
+from judge.sandbox.mirrors import remove_mirror
 
 if TYPE_CHECKING:
     from judge.sandbox.cgroups import _Cgroup
@@ -55,6 +57,7 @@ class BotProcess:
         sandbox_pid: int | None = None,
         cgroup: _Cgroup | None = None,
         uid_slot: _UidSlot | None = None,
+        mirror: Path | None = None,
     ) -> None:
         assert popen.stdin is not None
         assert popen.stdout is not None
@@ -70,6 +73,7 @@ class BotProcess:
         self._pidfd = pidfd
         self._cgroup = cgroup
         self._uid_slot = uid_slot
+        self._mirror = mirror  # the bot's folder as bound (judge/sandbox/mirrors.py)
         self._lock = threading.Lock()
         self._killed = False
         # poll() and wait() look at the started process's exit without reaping it: until
@@ -164,6 +168,8 @@ class BotProcess:
                     setattr(self, name, None)
             if self._cgroup is not None:
                 self._cgroup.remove()
+            if self._mirror is not None:
+                remove_mirror(self._mirror)
             if self._uid_slot is not None:
                 if tree_gone:
                     self._uid_slot.release()

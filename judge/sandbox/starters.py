@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from judge.sandbox.commands import _TRUSTED_PATH
+from judge.sandbox.mirrors import shared_mirror
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,8 @@ def starter(bot_filter: int) -> tuple[list[str], list[str]]:
     descriptor ``bot_filter`` of the bot's seccomp filter."""
     native = None if os.environ.get("TAPIS_SANDBOX_STARTER") == "python" else native_starter()
     if native is not None:
-        return ["--ro-bind", str(native), IN_SANDBOX], [IN_SANDBOX, str(bot_filter), "--"]
+        bound = shared_mirror(native)  # a neutral path in the bot's mountinfo
+        return ["--ro-bind", str(bound), IN_SANDBOX], [IN_SANDBOX, str(bot_filter), "--"]
     return [], [PYTHON, "-S", "-I", "-c", _python_source(), str(bot_filter), "--"]
 
 

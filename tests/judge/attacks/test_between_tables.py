@@ -228,3 +228,62 @@ def test_the_tables_of_a_duplicate_round_share_nothing(
     for round_served in (served[:8], served[8:]):
         assert len({id(z) for z in round_served}) == 8
         assert len({z.key.instance for z in round_served}) == 8
+
+
+MOUNTINFO_BOT = """\
+import sys
+from tapis_bot import Bot, run
+for line in open("/proc/self/mountinfo"):
+    if not line.split()[4].startswith(("/proc/", "/dev/")):
+        sys.stderr.write("MOUNT " + line)
+
+
+class First(Bot):
+    name = "first"
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+
+
+run(First())
+"""
+
+
+@pytest.mark.parametrize("zygotes", [False, True], ids=["alone", "forked"])
+def test_mountinfo_shows_no_path_of_the_worker(bot_root: Path, zygotes: bool) -> None:
+    """A bot's /proc/self/mountinfo names its binds' sources: neither the project's path, nor
+    the table's work folder (shared by its seats), nor the bot's package, nor the worker's
+    folders of zygotes and of the compiled SDK (docs/sandbox.md, "Host-wide channels")."""
+    bot = bot_root / "package-of-author-7" / "bot.py"
+    bot.parent.mkdir(mode=0o755)
+    bot.write_text(MOUNTINFO_BOT)
+    bot.chmod(0o644)
+    workdir = bot_root / "table-folder-4c1d"
+    workdir.mkdir(mode=0o711)
+    spec = BotSpec(path=bot, instance="mountinfo 1")
+    result = run_table(
+        game="hearts",
+        preset="whisthub",
+        bots=[spec, spec, "builtin:lowest", "builtin:lowest"],
+        deals=1,
+        seed=1,
+        sandbox="bwrap",
+        sdk_dir=SDK_DIR,
+        workdir=workdir,
+        zygotes=zygotes,
+    )
+    assert result.faults == (), result.faults
+    repo = str(Path(__file__).resolve().parents[3])
+    worker = ("tapis-zygotes-", "tapis-sdk-", "tapis-starter-")  # the worker's own folders
+    for seat in result.seats[:2]:
+        mounts = [line for line in seat.log.splitlines() if line.startswith("MOUNT ")]
+        assert any(line.split()[5] == "/bot" for line in mounts), seat.log
+        for secret in (
+            repo,
+            str(bot_root),
+            "table-folder-4c1d",
+            "package-of-author-7",
+            "seat",
+            *worker,
+        ):
+            assert secret not in seat.log, (secret, seat.log)
