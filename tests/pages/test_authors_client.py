@@ -73,7 +73,11 @@ def test_sign_up_is_offered_only_while_the_service_takes_accounts(db: None, sett
     home = Client().get("/").content.decode()
     assert home.count(f'href="{signup}"') == 2  # the navigation and the home page
     form = Client().get(signup).content.decode()
-    assert "at least 8 characters" in form  # the password's rules, before any submit
+    # The password's rules, before any submit, and read with the field (aria-describedby).
+    rules = re.search(r'<p class="help small muted" id="id_password_helptext">(.*?)</p>', form)
+    assert rules
+    assert "at least 8 characters" in rules.group(1)
+    assert 'aria-describedby="id_password_helptext"' in form
     settings.TAPIS_ALLOW_SIGNUP = False
     assert f'href="{signup}"' not in Client().get("/").content.decode()
 
@@ -141,7 +145,7 @@ def test_the_create_form_lists_every_refusal_at_once_at_the_top(db: None) -> Non
 def test_the_create_forms_help_reads_as_help(db: None) -> None:
     html = _organiser().get(reverse("tournaments:tournament-new") + "?game=hearts")
     text = html.content.decode()
-    helps = re.findall(r'<p class="help small muted">(.*?)</p>', text, re.S)
+    helps = re.findall(r'<p class="help small muted"[^>]*>(.*?)</p>', text, re.S)
     assert "From 1 to 100." in helps  # rounds
     assert not [h for h in helps if "must" in h]
     assert 'id="form-errors"' not in text
