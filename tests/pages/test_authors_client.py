@@ -7,12 +7,14 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.api.conftest import builtin_bot, enter, make_tournament, make_user
 from tests.tournaments.factories import BOTS_DIR
@@ -222,3 +224,18 @@ def test_nothing_else_of_the_repository_is_served(db: None) -> None:
         "/docs/examples/python/bot.zip",  # not a package
     ):
         assert client.get(url).status_code == 404, url
+
+
+def test_the_enter_form_offers_nothing_outside_the_registration_window(db: None) -> None:
+    organiser = make_user("host", organiser=True)
+    soon = timezone.now() + timedelta(days=1)
+    later = make_tournament(organiser, name="Later cup", registration_opens_at=soon)
+    author = make_user("author")
+    builtin_bot(author, "mine", "heuristic")
+    client = Client()
+    client.force_login(author)
+    html = client.get(reverse("tournaments:tournament-enter", args=[later.pk])).content.decode()
+    assert "Registration opens on" in html
+    assert 'id="id_version"' not in html  # the service would refuse it
+    detail = client.get(reverse("tournaments:tournament-detail", args=[later.pk]))
+    assert "Enter a bot" not in detail.content.decode()
