@@ -112,9 +112,8 @@ def faults_in_words(log: dict[str, Any]) -> list[str]:
             if isinstance(fault, dict):
                 where = place_in_words(_index(fault.get("deal")), _index(fault.get("decision")))
                 detail = f": {fault['detail']}" if fault.get("detail") else ""
-                lines.append(
-                    f"fault: seat {fault.get('seat')}, {fault.get('kind')} at {where}{detail}"
-                )
+                seat = _seat(fault.get("seat"))
+                lines.append(f"fault: seat {seat}, {fault.get('kind')} at {where}{detail}")
     judge = log.get("judge")
     seats = judge.get("seats") if isinstance(judge, dict) else None
     for seat in seats if isinstance(seats, list) else []:
@@ -124,9 +123,15 @@ def faults_in_words(log: dict[str, Any]) -> list[str]:
             deal, decision = _index(at.get("deal")), _index(at.get("decision"))
             when = "from start-up" if deal is None else f"after {place_in_words(deal, decision)}"
             lines.append(
-                f"replaced: seat {seat.get('seat')} played by {seat['replaced_by']} {when}"
+                f"replaced: seat {_seat(seat.get('seat'))} played by {seat['replaced_by']} {when}"
             )
     return lines
+
+
+def _seat(value: object) -> str:
+    """A seat's index in a log as people number seats (from 1)."""
+    index = _index(value)
+    return "?" if index is None else str(index + 1)
 
 
 def _index(value: object) -> int | None:

@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"replay log written to {args.replay} (check it with `tapis verify`)")
     if args.logs:
         for seat in result.seats:
-            print(f"\n--- seat {seat.seat} ({seat.bot}) stderr ---")
+            print(f"\n--- seat {seat.seat + 1} ({seat.bot}) stderr ---")
             print(seat.log or "(empty)", end="" if seat.log.endswith("\n") else "\n")
     return 0
 
@@ -248,7 +248,7 @@ def _print_table(result: TableResult, out: TextIO) -> None:
         bot = seat.bot + (f" -> {seat.replaced_by}" if seat.replaced else "")
         rows.append(
             (
-                str(seat.seat),
+                str(seat.seat + 1),
                 bot,
                 seat.name or "-",
                 str(seat.total),
@@ -268,7 +268,7 @@ def _print_table(result: TableResult, out: TextIO) -> None:
         print("faults:", file=out)
         for fault in result.faults:
             where = place_in_words(fault.deal, fault.decision)
-            print(f"  seat {fault.seat} {where}: {fault.kind.value}: {fault.detail}", file=out)
+            print(f"  seat {fault.seat + 1} {where}: {fault.kind.value}: {fault.detail}", file=out)
     for seat in result.seats:
         if seat.replaced:
             at = seat.replaced_at or {}
@@ -277,9 +277,9 @@ def _print_table(result: TableResult, out: TextIO) -> None:
                 if at.get("deal") is None
                 else f"after {place_in_words(at['deal'], at.get('decision'))}"
             )
-            print(f"seat {seat.seat} was played by {seat.replaced_by} {when}", file=out)
+            print(f"seat {seat.seat + 1} was played by {seat.replaced_by} {when}", file=out)
             print(
                 f"  a fault never pays: from deal {(seat.replaced_deal or 0) + 1} on, seat "
-                f"{seat.seat} counts the worst points of each deal and its place is last",
+                f"{seat.seat + 1} counts the worst points of each deal and its place is last",
                 file=out,
             )

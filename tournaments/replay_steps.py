@@ -76,7 +76,7 @@ class ReplayError(ValueError):
 
 
 def _seat_names(document: Mapping[str, Any], players: int) -> list[str]:
-    names = [f"seat {s}" for s in range(players)]
+    names = [f"seat {s + 1}" for s in range(players)]
     for seat in document.get("seats") or []:
         position = seat.get("position")
         if isinstance(position, int) and 0 <= position < players:

@@ -64,9 +64,9 @@ def test_play_reports_faults_and_replacements(tmp_path: Path, capsys: Any) -> No
     status = main(["play", "--game", "roi", "--seed", "2", "--sandbox", "none", "--logs", str(bot)])
     assert status == 0
     out = capsys.readouterr().out
-    assert "seat 0 start-up: crash: the bot exited with status 5" in out
-    assert "seat 0 was played by builtin:heuristic at start-up" in out
-    assert "from deal 1 on, seat 0 counts the worst points of each deal and its place is last" in (
+    assert "seat 1 start-up: crash: the bot exited with status 5" in out
+    assert "seat 1 was played by builtin:heuristic at start-up" in out
+    assert "from deal 1 on, seat 1 counts the worst points of each deal and its place is last" in (
         out
     )
     assert "boom" in out

@@ -1,4 +1,4 @@
-"""One numbering: a bot that crashes late is named at the same deal and decision, counted
+"""One numbering: a bot that crashes late is named at the same seat, deal and decision, counted
 from 1, on the practice page, the table page, the seat log and by ``tapis verify`` on the
 table's log (the API keeps indexes from 0: docs/api.md, "Numbers and indexes")."""
 
@@ -46,6 +46,11 @@ def test_a_late_crash_has_one_number_everywhere(
         assert f"crashed at {WHERE}" in html
         assert "deal 1, decision 20" not in html
         assert "at deal 1:" not in html
+    # Its seat is numbered from 1 the same way on every page and by tapis verify.
+    named = f"seat {seat.position + 1}"
+    assert f"sat at {named}." in practice
+    assert f"({named}) crashed" in table
+    assert f"at {named}</h1>" in seat_log
 
     log = author.get(reverse("api:table-log", args=[seat.table_id])).json()
     path = tmp_path / "table.json"
@@ -53,5 +58,5 @@ def test_a_late_crash_has_one_number_everywhere(
     assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     assert f"crash at {WHERE}" in out, out
-    assert f"seat {seat.position} played by builtin:random after {WHERE}" in out, out
+    assert f"seat {seat.position + 1} played by builtin:random after {WHERE}" in out, out
     assert faults_in_words(log) == out.strip().splitlines()[1:]

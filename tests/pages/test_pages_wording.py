@@ -254,7 +254,8 @@ def test_a_seat_log_is_titled_and_placed_as_its_table(
     url = reverse("tournaments:seat-log", args=[seat.table_id, seat.position])
     html = client.get(url).content.decode()
     where = f"Round {seat.table.round.number}, table {seat.table.number}"
-    assert f"<title>Log of seat {seat.position} · {where} · Finished cup · Tapis</title>" in html
+    title = f"<title>Log of seat {seat.position + 1} · {where} · Finished cup · Tapis</title>"
+    assert title in html
     crumbs = html.split('aria-label="Breadcrumbs"', 1)[1].split("</nav>", 1)[0]
     assert ">Home</a>" in crumbs  # as the table's page: Home, Tournaments, the cup, the table
     assert ">Finished cup</a>" in crumbs

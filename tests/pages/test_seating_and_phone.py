@@ -84,6 +84,6 @@ def test_on_a_phone_the_trick_cards_keep_their_seat_labels(
         spot = spots.nth(k)
         label = spot.locator(".played-seat")
         assert label.is_visible()
-        assert label.inner_text() == f"Seat {spot.get_attribute('data-played-by')}"
+        assert label.inner_text() == f"Seat {int(spot.get_attribute('data-played-by')) + 1}"
         assert label.bounding_box()["height"] > 5
     assert not console_errors

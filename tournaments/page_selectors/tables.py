@@ -203,7 +203,7 @@ def table_page(
         faults = [
             FaultLine(
                 seat=f.seat,
-                label=labels.get(f.seat, f"seat {f.seat}"),
+                label=labels.get(f.seat, f"seat {f.seat + 1}"),
                 text=fault_in_words(
                     kind=f.kind, deal_index=f.deal_index, decision=f.decision, detail=f.detail
                 ),

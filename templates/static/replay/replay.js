@@ -158,6 +158,11 @@ function place(node, seat, radius) {
   node.style.top = `${50 + radius * Math.sin(angle)}%`;
 }
 
+/** A seat's number as people count (from 1); the steps and the address keep indexes. */
+function seatNo(seat) {
+  return seat + 1;
+}
+
 function seatName(seat) {
   return data.seats[seat];
 }
@@ -173,7 +178,7 @@ function seatBox(state, seat) {
   if (state.act === seat) box.classList.add("to-act");
   if (seatView !== "all" && Number(seatView) === seat) box.classList.add("viewed");
   const head = el("h3", "seat-name");
-  head.append(el("span", "seat-number", `Seat ${seat}`), " ", el("span", "bot", seatName(seat)));
+  head.append(el("span", "seat-number", `Seat ${seatNo(seat)}`), " ", el("span", "bot", seatName(seat)));
   if (state.act === seat) head.append(" ", el("span", "badge act", "to act"));
   box.append(head);
   const takeover = takeoverAt(seat);
@@ -207,7 +212,7 @@ function drawTrickSeat(state, seat, box) {
   const hand = state[`h${seat}`] || [];
   const handNode = el("div", "hand");
   handNode.dataset.hand = "";
-  handNode.append(hidden(`Hand of seat ${seat}: `));
+  handNode.append(hidden(`Hand of seat ${seatNo(seat)}: `));
   const received = new Set(state[`r${seat}`] || []);
   if (sees(seat)) {
     handNode.append(cardRow(hand, { mark: received }));
@@ -224,15 +229,15 @@ function drawTrickSeat(state, seat, box) {
     if (passed) {
       const shown = sees(seat) ? cardRow(passed) : cardsCount(passed.length);
       const what = el("span");
-      what.append(shown, ` to seat ${to}`);
+      what.append(shown, ` to seat ${seatNo(to)}`);
       info.push(["Passed", what]);
     } else if (state.ph === "pass" && to !== null) {
-      info.push(["Passes", `to seat ${to}`]);
+      info.push(["Passes", `to seat ${seatNo(to)}`]);
     }
     if (state[`r${seat}`] && sees(seat)) {
       const from = data.static.pass_to.indexOf(seat);
       const what = el("span");
-      what.append(cardRow(state[`r${seat}`], { className: "received" }), ` from seat ${from}`);
+      what.append(cardRow(state[`r${seat}`], { className: "received" }), ` from seat ${seatNo(from)}`);
       info.push(["Received", what]);
     }
     const drawn = state[`dr${seat}`];
@@ -269,7 +274,7 @@ function drawTrickCentre(state, centre) {
     spot.append(card(name, isWinner ? "winner" : ""));
     // Who played it: told by its place around the table on a wide screen (and to screen
     // readers), written under the card on a phone, where the cards stand in a row.
-    spot.append(el("span", "played-seat", `Seat ${seat}`));
+    spot.append(el("span", "played-seat", `Seat ${seatNo(seat)}`));
     if (isWinner) spot.append(el("span", "badge win", "wins"));
     place(spot, seat, 30);
     table.append(spot);
@@ -282,7 +287,7 @@ function drawTrickCentre(state, centre) {
   } else if (state.ph !== "over") {
     lines.push(["Trick", `${winner ? wonIndex + 1 : number} of ${total}`]);
   }
-  if (winner) lines.push(["Won by", `seat ${winner.winner}, ${winner.points} points`]);
+  if (winner) lines.push(["Won by", `seat ${seatNo(winner.winner)}, ${winner.points} points`]);
   if (game === "hearts") {
     lines.push(["Hearts", state.br ? "broken" : "not broken"]);
     if (data.static.reserve) {
@@ -304,10 +309,10 @@ function drawTrickCentre(state, centre) {
     lines.push(["Contract", `${data.static.contract_number}. ${data.static.contract}`]);
     lines.push(["Trumps", data.static.trump_suit || "none"]);
     lines.push(["Scoring", data.static.scoring]);
-    lines.push(["Dealer", `seat ${data.static.dealer}`]);
+    lines.push(["Dealer", `seat ${seatNo(data.static.dealer)}`]);
   }
   if (state.ph === "over" && state.moon !== undefined && state.moon !== null) {
-    lines.push(["Moon", el("strong", null, `seat ${state.moon} shot the moon`)]);
+    lines.push(["Moon", el("strong", null, `seat ${seatNo(state.moon)} shot the moon`)]);
   }
   centre.append(facts(lines));
 }
@@ -325,7 +330,7 @@ function drawDutchSeat(state, seat, box) {
   const touched = new Set((stepAt(step).hl || []).filter(([s]) => s === seat).map(([, k]) => k));
   const slots = el("ol", "slots");
   slots.dataset.hand = "";
-  slots.setAttribute("aria-label", `Slots of seat ${seat}`);
+  slots.setAttribute("aria-label", `Slots of seat ${seatNo(seat)}`);
   row.forEach((cell, k) => {
     const slot = el("li", "slot");
     slot.dataset.slot = String(k);
@@ -369,13 +374,13 @@ function drawDutchCentre(state, centre) {
   centre.append(pile);
   const lines = [["Turn", `${state.turns + (state.ph === "over" ? 0 : 1)} (limit ${data.static.turn_limit})`]];
   if (state.claim) {
-    const barred = state.claim.barred.length ? `; barred: seat ${state.claim.barred.join(", ")}` : "";
-    lines.push(["Claims", `rank ${state.claim.rank}, put down by seat ${state.claim.putter}${barred}`]);
+    const barred = state.claim.barred.length ? `; barred: seat ${state.claim.barred.map(seatNo).join(", ")}` : "";
+    lines.push(["Claims", `rank ${state.claim.rank}, put down by seat ${seatNo(state.claim.putter)}${barred}`]);
   }
-  if (state.jack) lines.push(["Jack swap", `first card: seat ${state.jack.seat}, slot ${state.jack.slot}`]);
+  if (state.jack) lines.push(["Jack swap", `first card: seat ${seatNo(state.jack.seat)}, slot ${state.jack.slot}`]);
   if (state.caller !== null && state.caller !== undefined) {
     const left = state.left > 0 ? `, ${state.left} last turn${state.left === 1 ? "" : "s"} to play` : "";
-    lines.push(["Dutch", `called by seat ${state.caller}${left}`]);
+    lines.push(["Dutch", `called by seat ${seatNo(state.caller)}${left}`]);
   }
   if (state.ph === "over") lines.push(["End", state.caller === null ? "turn limit reached" : "every other seat played its last turn"]);
   centre.append(facts(lines));
