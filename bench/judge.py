@@ -314,6 +314,10 @@ def bench_cpu(bot_dir: Path, count: int, batches: int, deals: int) -> None:
     with pinned({min(os.sched_getaffinity(0))}):
         process = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot_dir)
         pipe = Pipe(process.stdin, process.stdout, process.kill)
+        # At a table the other bots are frozen meanwhile: with none frozen anywhere, the
+        # kernel would switch its freezer code on and off (a static key) at each freeze.
+        other = spawn_bot(["python3", "-S", "/bot/main.py"], bot_dir=bot_dir)
+        other.freeze()
         write = pipe.stdin.write
 
         def bare() -> None:
@@ -351,6 +355,7 @@ def bench_cpu(bot_dir: Path, count: int, batches: int, deals: int) -> None:
                 return
             for _ in range(batches):
                 for name, way in ways.items():
+                    process.thaw()  # a way without thaws needs the bot running
                     started = time.perf_counter()
                     for _ in range(count):
                         way()
@@ -358,6 +363,7 @@ def bench_cpu(bot_dir: Path, count: int, batches: int, deals: int) -> None:
         finally:
             process.thaw()
             pipe.stop()
+            other.kill()
     best = {name: min(times) for name, times in results.items()}
     for name, time_ in best.items():
         extra = time_ - best["bare"]
