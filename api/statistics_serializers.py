@@ -11,7 +11,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.statistics import MIN_DEALS, Comparison
+from tournaments.statistics.crosstable import Comparison
+from tournaments.statistics.sprt import MIN_DEALS
 from tournaments.tournament_settings import BOUNDS
 
 

@@ -1,5 +1,5 @@
 """The per-deal spread of each game and preset, and how much duplicate play narrows it: the
-figures that tournaments/statistics.py plans with (tournaments/spread.json).
+figures that tournaments/statistics/ plans with (tournaments/spread.json).
 
     .venv/bin/python bench/spread.py                      # every game and preset, 2,000 deals
     .venv/bin/python bench/spread.py --game hearts --deals 500

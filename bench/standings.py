@@ -1,4 +1,4 @@
-"""Speed of the statistics of a tournament (tournaments/statistics.py): standings with their
+"""Speed of the statistics of a tournament (tournaments/statistics/): standings with their
 bootstrap intervals and rank probabilities, and the crosstable, from the rows a tournament
 stores. Prints figures; asserts nothing.
 
@@ -35,14 +35,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournaments.statistics import (
-    DealRow,
-    Results,
-    SeatRow,
-    crosstable,
-    results_from_rows,
-    standings_with_confidence,
-)
+from tournaments.statistics.crosstable import crosstable
+from tournaments.statistics.scores import DealRow, Results, SeatRow, results_from_rows
+from tournaments.statistics.standings import standings_with_confidence
 
 
 def synthetic_rows(

@@ -265,8 +265,8 @@ class TournamentSummary(models.Model):
     ``manage.py tournament_summaries`` for the tournaments finished before summaries
     existed), so that no page computes them again. JSON of
     :func:`tournaments.scoring.standings_as_json`,
-    :func:`tournaments.statistics.standings_as_json` and
-    :func:`~tournaments.statistics.crosstable_as_json`."""
+    :func:`tournaments.statistics.stored.standings_as_json` and
+    :func:`~tournaments.statistics.stored.crosstable_as_json`."""
 
     tournament = models.OneToOneField(
         Tournament, on_delete=models.CASCADE, primary_key=True, related_name="summary"

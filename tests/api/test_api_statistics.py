@@ -1,6 +1,6 @@
 """The statistics endpoints against PostgreSQL: the standings' confidence, the crosstable and
 what a tournament's settings resolve (tournaments/selectors/statistics.py), checked against
-the pure functions of tournaments/statistics.py on the same rows; nothing of a table or a
+the pure functions of tournaments/statistics/ on the same rows; nothing of a table or a
 duplicate round still in play counts; bad input gets the documented error shape; the query
 counts do not grow with the data."""
 
@@ -26,8 +26,13 @@ from tests.api.conftest import (
     make_user,
     ready_version,
 )
-from tournaments import selectors, services, statistics
+from tournaments import selectors, services
 from tournaments.models import Match, Table, Tournament
+from tournaments.statistics.crosstable import crosstable
+from tournaments.statistics.resolution import resolution, rounds_needed
+from tournaments.statistics.spread import preset_spread
+from tournaments.statistics.sprt import MIN_DEALS
+from tournaments.statistics.standings import standings_with_confidence
 
 
 def _finite(value: float) -> float | None:
@@ -55,9 +60,7 @@ def test_standings_carry_each_entrys_interval_as_computed_from_the_stored_rows(
     world: World,
 ) -> None:
     cup = _played(world, duplicate=False, entries=6, rounds=3, deals=4)
-    expected = statistics.standings_with_confidence(
-        selectors.tournament_results(tournament=cup)
-    ).entries
+    expected = standings_with_confidence(selectors.tournament_results(tournament=cup)).entries
     assert len(expected) == 6
     rows = world.client("anonymous").get(f"/api/v1/tournaments/{cup.pk}/standings/").json()
     by_entry = {r["entry"]: r["confidence"] for r in rows["results"]}
@@ -118,7 +121,7 @@ def test_nothing_of_a_duplicate_round_in_play_counts(world: World) -> None:
 
 def test_the_crosstable_is_the_direct_computation_on_the_stored_rows(world: World) -> None:
     cup = _played(world, duplicate=True, entries=8, rounds=2, deals=3)
-    expected = statistics.crosstable(selectors.tournament_results(tournament=cup))
+    expected = crosstable(selectors.tournament_results(tournament=cup))
     response = world.client("other").get(f"/api/v1/tournaments/{cup.pk}/crosstable/")
     assert response.status_code == 200
     assert response["Cache-Control"].startswith("public")
@@ -169,11 +172,11 @@ def test_resolution_says_what_the_settings_tell_apart(world: World) -> None:
         "&deals_per_table=8&duplicate=true&difference=1.5"
     )
     body = world.client("anonymous").get(url).json()
-    spread = statistics.preset_spread("hearts", "classic-fr")
-    expected = statistics.resolution(
+    spread = preset_spread("hearts", "classic-fr")
+    expected = resolution(
         entries=16, rounds=5, deals_per_table=8, table_size=4, duplicate=True, spread=spread
     )
-    normal = statistics.resolution(
+    normal = resolution(
         entries=16, rounds=5, deals_per_table=8, table_size=4, duplicate=False, spread=spread
     )
     assert body["difference"] == pytest.approx(expected.difference)
@@ -184,7 +187,7 @@ def test_resolution_says_what_the_settings_tell_apart(world: World) -> None:
     assert body["narrowing"] == pytest.approx(expected.half_width / normal.half_width)
     assert body["narrowing"] < 1  # measured: duplicate play narrows the intervals in Hearts
     assert body["spread"]["house_duplicate"] == spread.duplicate
-    needed = statistics.rounds_needed(
+    needed = rounds_needed(
         difference=1.5, entries=16, deals_per_table=8, table_size=4, duplicate=True, spread=spread
     )
     assert body["needed"] == {
@@ -193,7 +196,7 @@ def test_resolution_says_what_the_settings_tell_apart(world: World) -> None:
         "deals_per_entry": needed.deals_per_entry,
     }
     assert (
-        statistics.resolution(
+        resolution(
             entries=16,
             rounds=body["needed"]["rounds"],
             deals_per_table=8,
@@ -318,7 +321,7 @@ def test_an_author_starts_a_match_and_follows_it_to_its_verdict(world: World) ->
     services.match_run_here(match=Match.objects.get(pk=body["id"]))
     done = client.get(f"/api/v1/matches/{body['id']}/").json()
     assert (done["status"], done["verdict"]) == ("decided", "accept_h1")
-    assert done["deals"] >= done["min_deals"] == statistics.MIN_DEALS
+    assert done["deals"] >= done["min_deals"] == MIN_DEALS
     assert done["low"] < done["mean"] < done["high"]
     assert done["llr"] >= done["upper_bound"]
     assert done["finished_at"] is not None

@@ -15,8 +15,9 @@ from django.urls import reverse
 
 from tests.pages.conftest import SiteWorld
 from tests.tournaments.factories import enter_builtins, make_tournament
-from tournaments import page_selectors, selectors, services, statistics
+from tournaments import page_selectors, selectors, services
 from tournaments.models import Deal, Seat, Table, Tournament
+from tournaments.statistics.spread import preset_spread
 
 pytestmark = pytest.mark.django_db
 
@@ -179,7 +180,7 @@ def test_the_page_says_how_much_duplicate_play_narrows_for_its_preset(
 ) -> None:
     # One table a round: duplicate play is impossible with these settings; the preset's
     # measured spreads say it.
-    spread = statistics.preset_spread("hearts", "whisthub")
+    spread = preset_spread("hearts", "whisthub")
     narrowing = page_selectors.tournament_page(
         tournament_id=site_world.finished.pk, user=None
     ).duplicate_narrowing

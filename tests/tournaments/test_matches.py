@@ -14,9 +14,11 @@ from django.utils import timezone
 
 from tests.conftest import LiveWorker
 from tests.tournaments.factories import BotFactory, BuiltinVersionFactory, UserFactory
-from tournaments import services, statistics
+from tournaments import services
 from tournaments.errors import ApplicationError
 from tournaments.models import BotVersion, Match, MatchBatch
+from tournaments.statistics.spread import preset_spread
+from tournaments.statistics.sprt import MIN_DEALS, Verdict, sprt, sprt_expected_deals
 
 pytestmark = pytest.mark.django_db
 
@@ -46,10 +48,10 @@ def test_the_stronger_bot_is_found_better_in_process() -> None:
     played = batches(match)
     assert [b.status for b in played] == [MatchBatch.Status.DONE] * len(played)
     differences = [d for b in played for d in b.differences]
-    assert match.deals == len(differences) >= statistics.MIN_DEALS
+    assert match.deals == len(differences) >= MIN_DEALS
     # The running sums are those of the recorded differences, and the test on them decides.
-    test = statistics.sprt(differences, d0=0.0, d1=2.0, max_deals=256)
-    assert test.verdict is statistics.Verdict.ACCEPT_H1
+    test = sprt(differences, d0=0.0, d1=2.0, max_deals=256)
+    assert test.verdict is Verdict.ACCEPT_H1
     assert match.llr == pytest.approx(test.llr)
     assert match.total == pytest.approx(sum(differences))
     # The seats rotate from batch to batch; each batch deals from its own seed.
@@ -130,9 +132,9 @@ def test_defaults_come_from_the_presets_measured_spread() -> None:
     match = services.match_create(
         owner=owner, candidate=version(owner, "heuristic"), baseline_builtin="random"
     )
-    paired = statistics.preset_spread("hearts", "whisthub").paired()
+    paired = preset_spread("hearts", "whisthub").paired()
     assert match.d1 == pytest.approx(0.2 * paired, abs=0.01)
-    expected = statistics.sprt_expected_deals(d0=0.0, d1=match.d1, sd=paired)
+    expected = sprt_expected_deals(d0=0.0, d1=match.d1, sd=paired)
     assert match.max_deals == max(128, -(-4 * expected // 1))
 
 
@@ -222,7 +224,7 @@ def test_a_match_on_a_real_worker_reaches_a_verdict(live_worker: LiveWorker) -> 
     assert (match.status, match.verdict) == (Match.Status.DECIDED, "accept_h1"), match.error
     played = batches(match)
     assert {b.claimed_by for b in played} != {""}
-    assert match.deals == sum(len(b.differences) for b in played) >= statistics.MIN_DEALS
+    assert match.deals == sum(len(b.differences) for b in played) >= MIN_DEALS
 
 
 # ---------------------------------------------------------------------------------------------

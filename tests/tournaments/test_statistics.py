@@ -1,43 +1,49 @@
-"""The statistics of results (tournaments/statistics.py), no database: scores from recorded
+"""The statistics of results (tournaments/statistics/), no database: scores from recorded
 rows, standings with bootstrap intervals and rank probabilities, the crosstable, how many deals,
 and the sequential test. The coverage and error-rate tests play synthetic tournaments of bots
 of known strength, with fixed seeds, so that every figure is reproducible."""
 
 from __future__ import annotations
 
+import ast
 import doctest
+import importlib
 import json
 import math
+import pkgutil
 import statistics as pystats
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 
 import games
-from tournaments import statistics
-from tournaments.statistics import (
-    Comparison,
+import tournaments.statistics
+from tournaments.statistics.crosstable import Comparison, crosstable
+from tournaments.statistics.resolution import resolution, rounds_needed
+from tournaments.statistics.scores import (
     DealRow,
     Results,
     SeatRow,
-    Spread,
     TablePlay,
-    Verdict,
-    crosstable,
-    measured_spread,
-    preset_spread,
-    resolution,
     results_from_rows,
-    rounds_needed,
+    table_results,
+)
+from tournaments.statistics.spread import SPREAD_FILE, Spread, measured_spread, preset_spread
+from tournaments.statistics.sprt import (
+    Verdict,
     sprt,
     sprt_bounds,
     sprt_expected_deals,
     sprt_from_sums,
+)
+from tournaments.statistics.standings import (
+    _rank_widening,
+    _score_matrices,
     standings_with_confidence,
-    table_results,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,7 +95,7 @@ def rows(points: np.ndarray) -> tuple[tuple[float, ...], ...]:
 
 
 def true_means(clean: Results) -> dict[int, float]:
-    sums, counts = statistics._score_matrices(clean, clean.entries())
+    sums, counts = _score_matrices(clean, clean.entries())
     return dict(zip(clean.entries(), sums.sum(axis=0) / counts.sum(axis=0), strict=True))
 
 
@@ -168,11 +174,59 @@ def test_records_refuse_ragged_points() -> None:
         TablePlay(1, 1, (1, 2), ((1, 2), (3,)))
 
 
-def test_docstring_examples() -> None:
-    result = doctest.testmod(statistics, optionflags=doctest.ELLIPSIS)
+def statistics_modules() -> list[ModuleType]:
+    """Every module of the tournaments.statistics package."""
+    package = tournaments.statistics
+    names = [m.name for m in pkgutil.iter_modules(package.__path__)]
+    return [package] + [importlib.import_module(f"{package.__name__}.{n}") for n in names]
 
-    assert result.attempted > 0
-    assert result.failed == 0
+
+def test_docstring_examples() -> None:
+    results = {
+        m.__name__: doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in statistics_modules()
+    }
+
+    assert sum(r.attempted for r in results.values()) > 0
+    assert all(r.failed == 0 for r in results.values()), results
+
+
+def test_statistics_package_imports_no_django() -> None:
+    """The package, all its modules imported in a fresh interpreter, loads nothing of Django,
+    the database or the rest of the app; its own imports name only the standard library,
+    numpy, scipy, threadpoolctl (the BLAS thread limit) and judge.counting (the rule of a
+    replaced seat's points, pure like the engine)."""
+    code = (
+        "import importlib, pkgutil, sys, tournaments.statistics as s; "
+        "[importlib.import_module(f'tournaments.statistics.{m.name}') "
+        "for m in pkgutil.iter_modules(s.__path__)]; "
+        "print(sorted(sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    loaded = ast.literal_eval(out.stdout)
+    app = ("django", "rest_framework", "celery", "redis", "psycopg", "api", "config")
+    assert [m for m in loaded if m.split(".")[0] in app] == []
+    outside = [m for m in loaded if m.startswith("tournaments.")]
+    assert [m for m in outside if not m.startswith("tournaments.statistics")] == []
+
+    allowed = set(sys.stdlib_module_names) | {"numpy", "scipy", "threadpoolctl"}
+    for module in statistics_modules():
+        tree = ast.parse(Path(module.__file__ or "").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                assert (
+                    name.split(".")[0] in allowed
+                    or name == "judge.counting"
+                    or name == "tournaments.statistics"
+                    or name.startswith("tournaments.statistics.")
+                ), f"{module.__name__} imports {name}"
 
 
 def test_games_and_judge_stay_free_of_numpy_and_scipy() -> None:
@@ -462,7 +516,7 @@ def test_duplicate_crosstable_intervals_cover_the_true_difference() -> None:
 
 
 def test_every_preset_has_a_measured_spread() -> None:
-    data = json.loads(statistics.SPREAD_FILE.read_text())
+    data = json.loads(SPREAD_FILE.read_text())
     assert data["command"].startswith(".venv/bin/python bench/spread.py")
     for game in games.game_names():
         for preset in games.game_class(game).presets:
@@ -651,11 +705,11 @@ def test_rank_chances_are_widened_like_the_intervals_with_few_tables() -> None:
         TablePlay(2, 1, (1, 2, 3, 4), ((0, 6, 7, 13), (2, 4, 8, 12))),
     ]
     lines = standings_with_confidence(
-        statistics.table_results(tables, duplicate=False, lower_is_better=True)
+        table_results(tables, duplicate=False, lower_is_better=True)
     ).entries
     assert [line.entry for line in lines] == [1, 2, 3, 4]
     assert not any(line.settled for line in lines)
     assert 0.5 < lines[0].rank_probability < 0.99
     assert all(line.rank_probability < 0.99 for line in lines)
     # With many tables the widening fades: 1.02 at 100 blocks.
-    assert statistics._rank_widening(np.array([100]), 0.95)[0] == pytest.approx(1.0225, abs=1e-3)
+    assert _rank_widening(np.array([100]), 0.95)[0] == pytest.approx(1.0225, abs=1e-3)

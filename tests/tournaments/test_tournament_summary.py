@@ -16,9 +16,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.tournaments.factories import enter_builtins, make_tournament
-from tournaments import queue, scoring, selectors, services, statistics
+from tournaments import queue, scoring, selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import Tournament, TournamentSummary
+from tournaments.statistics.stored import crosstable_from_json, standings_from_json
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +41,8 @@ def test_the_finish_stores_the_figures_computed_from_the_rows(duplicate: bool) -
     tournament = finished(duplicate=duplicate)
     summary = TournamentSummary.objects.get(tournament=tournament)
     figures = selectors.tournament_figures(tournament=tournament)
-    assert statistics.standings_from_json(summary.standings) == figures.standings
-    assert statistics.crosstable_from_json(summary.crosstable) == figures.crosstable
+    assert standings_from_json(summary.standings) == figures.standings
+    assert crosstable_from_json(summary.crosstable) == figures.crosstable
     assert figures.crosstable.pairs  # something to compare: the entries met
     assert selectors.TournamentSpread(**summary.spread) == figures.spread
     assert figures.spread.sd is not None
@@ -97,7 +98,7 @@ def test_the_command_fills_the_missing_summaries_and_only_those() -> None:
     assert out.getvalue().startswith("1 tournament summary stored")
     restored = TournamentSummary.objects.get(tournament=first)
     figures = selectors.tournament_figures(tournament=first)
-    assert statistics.standings_from_json(restored.standings) == figures.standings
+    assert standings_from_json(restored.standings) == figures.standings
     assert TournamentSummary.objects.get(tournament=second).computed_at == kept
     out = StringIO()
     call_command("tournament_summaries", "--all", stdout=out)

@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.template.defaultfilters import pluralize
 
-from tournaments import formats, seeds, selectors, statistics, visibility
+from tournaments import formats, seeds, selectors, visibility
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     Entry,
@@ -47,6 +47,8 @@ from tournaments.page_selectors.home import (
     tournament_cards,
     winners_of,
 )
+from tournaments.statistics.crosstable import Comparison
+from tournaments.statistics.spread import preset_spread
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -255,7 +257,7 @@ class CrossGrid:
     """One way of comparing the entries (at the same table; in duplicate play also on the
     same cards), as a square of cells in the standings' order (None on the diagonal)."""
 
-    comparison: str  # statistics.Comparison's value: "table" or "cards"
+    comparison: str  # Comparison's value: "table" or "cards"
     title: str
     description: str
     cells: list[list[CrossCell | None]]
@@ -523,12 +525,12 @@ def _standings(
 
 
 CROSS_GRIDS = {
-    statistics.Comparison.TABLE: (
+    Comparison.TABLE: (
         "At the same table",
         "Each cell: the row's bot's score minus the column's, per deal, over the deals they "
         "played at the same table, then its 95% interval and the number of deals.",
     ),
-    statistics.Comparison.CARDS: (
+    Comparison.CARDS: (
         "On the same cards",
         "Each cell: the row's bot's points minus the column's on the same cards (the same seat "
         "of the same deal, at different tables of a round), per deal, then its 95% interval "
@@ -546,9 +548,9 @@ def _crosstable(
     their place in the standings): each pair's cell is made once, both ways, then each cell
     of the grid is a lookup."""
     table = figures.crosstable
-    comparisons = [statistics.Comparison.TABLE]
+    comparisons = [Comparison.TABLE]
     if table.duplicate:
-        comparisons.append(statistics.Comparison.CARDS)
+        comparisons.append(Comparison.CARDS)
     row_ids = [entry.pk for _, entry in rows]
     column_ids = [entry.pk for _, entry in columns]
     grids = []
@@ -629,7 +631,7 @@ def _duplicate_narrowing(tournament: Tournament, *, entries: int) -> DuplicateNa
             ),
         )
     try:
-        spread = statistics.preset_spread(tournament.game, tournament.preset)
+        spread = preset_spread(tournament.game, tournament.preset)
     except ValueError:
         return None
     factor = spread.table / spread.duplicate

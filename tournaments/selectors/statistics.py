@@ -20,10 +20,17 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Q, QuerySet
 
 import games
-from tournaments import statistics, visibility
+from tournaments import visibility
 from tournaments.errors import ApplicationError
 from tournaments.models import Deal, Match, MatchBatch, Seat, Tournament, TournamentSummary
 from tournaments.selectors.tournaments import FINAL_VERSION, standings_version
+from tournaments.statistics.crosstable import Crosstable, crosstable
+from tournaments.statistics.resolution import Resolution, resolution, rounds_needed
+from tournaments.statistics.scores import DealRow, Results, SeatRow, results_from_rows
+from tournaments.statistics.spread import Spread, measured_spread, preset_spread
+from tournaments.statistics.sprt import MIN_DEALS, SprtResult, sprt_expected_deals, sprt_from_sums
+from tournaments.statistics.standings import EntryStanding, Standings, standings_with_confidence
+from tournaments.statistics.stored import crosstable_from_json, standings_from_json
 
 #: How long a tournament's figures are kept: final ones never change; live ones are keyed by
 #: the standings version, which moves with each recorded table, so this only bounds memory.
@@ -33,7 +40,7 @@ SPREAD_TOURNAMENTS = 20
 #: Scores (seat-deals of entries) below which the finished tournaments' spread is not used.
 SPREAD_MIN_SCORES = 200
 
-# The columns statistics.SeatRow and statistics.DealRow are made of.
+# The columns SeatRow and DealRow are made of.
 SEAT_FIELDS = (
     "table__round__number",
     "table__number",
@@ -53,23 +60,23 @@ class TournamentStatistics:
     tournament's :class:`~tournaments.models.TournamentSummary` (a finished one), not
     computed."""
 
-    standings: statistics.Standings
+    standings: Standings
     version: str
     tournament: int
     duplicate: bool
     game: str
     stored: bool = False
 
-    def by_entry(self) -> dict[int, statistics.EntryStanding]:
+    def by_entry(self) -> dict[int, EntryStanding]:
         """Each ranked entry's line, by entry id."""
         return {line.entry: line for line in self.standings.entries}
 
     @property
-    def crosstable(self) -> statistics.Crosstable:
+    def crosstable(self) -> Crosstable:
         """The crosstable of the same results, kept in the cache: once not kept, the stored one
         (one query), else computed (two queries)."""
         key = f"tapis:crosstable:{self.tournament}:{self.version}"
-        kept: statistics.Crosstable | None = cache.get(key)
+        kept: Crosstable | None = cache.get(key)
         if kept is not None:
             return kept
         if self.stored:
@@ -78,33 +85,30 @@ class TournamentStatistics:
                 .values_list("crosstable", flat=True)
                 .first()
             )
-            kept = statistics.crosstable_from_json(stored) if stored is not None else None
+            kept = crosstable_from_json(stored) if stored is not None else None
         if kept is None:
-            kept = statistics.crosstable(
+            kept = crosstable(
                 _results(tournament_id=self.tournament, duplicate=self.duplicate, game=self.game)
             )
         cache.set(key, kept, CACHE_SECONDS)
         return kept
 
 
-def _rows(
-    seats: QuerySet[Seat], deals: QuerySet[Deal]
-) -> tuple[list[statistics.SeatRow], list[statistics.DealRow]]:
-    seat_rows = [statistics.SeatRow(*row) for row in seats.values_list(*SEAT_FIELDS)]
+def _rows(seats: QuerySet[Seat], deals: QuerySet[Deal]) -> tuple[list[SeatRow], list[DealRow]]:
+    seat_rows = [SeatRow(*row) for row in seats.values_list(*SEAT_FIELDS)]
     deal_rows = [
-        statistics.DealRow(r, t, i, tuple(points))
-        for r, t, i, points in deals.values_list(*DEAL_FIELDS)
+        DealRow(r, t, i, tuple(points)) for r, t, i, points in deals.values_list(*DEAL_FIELDS)
     ]
     return seat_rows, deal_rows
 
 
-def _results(*, tournament_id: int, duplicate: bool, game: str) -> statistics.Results:
+def _results(*, tournament_id: int, duplicate: bool, game: str) -> Results:
     shown = visibility.tables_shown_q(prefix="table__")
     seats, deals = _rows(
         Seat.objects.filter(shown, table__tournament_id=tournament_id),
         Deal.objects.filter(shown, table__tournament_id=tournament_id),
     )
-    return statistics.results_from_rows(
+    return results_from_rows(
         seats=seats,
         deals=deals,
         duplicate=duplicate,
@@ -112,7 +116,7 @@ def _results(*, tournament_id: int, duplicate: bool, game: str) -> statistics.Re
     )
 
 
-def tournament_results(*, tournament: Tournament) -> statistics.Results:
+def tournament_results(*, tournament: Tournament) -> Results:
     """The scores of ``tournament`` (tournaments/statistics.py's docstring): of the tables
     whose results may be shown only. Two queries, whatever the size."""
     return _results(
@@ -130,8 +134,8 @@ def _ranked(tournament: Tournament) -> list[int]:
 class TournamentFigures:
     """A tournament's statistics computed from its rows: what its summary stores."""
 
-    standings: statistics.Standings
-    crosstable: statistics.Crosstable
+    standings: Standings
+    crosstable: Crosstable
     spread: TournamentSpread
 
 
@@ -142,8 +146,8 @@ def tournament_figures(*, tournament: Tournament) -> TournamentFigures:
     queries."""
     results = tournament_results(tournament=tournament)
     return TournamentFigures(
-        standings=statistics.standings_with_confidence(results, entries=_ranked(tournament)),
-        crosstable=statistics.crosstable(results),
+        standings=standings_with_confidence(results, entries=_ranked(tournament)),
+        crosstable=crosstable(results),
         spread=tournament_spread(results),
     )
 
@@ -170,10 +174,10 @@ def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
         else None
     )
     if stored is not None:
-        standings = statistics.standings_from_json(stored)
+        standings = standings_from_json(stored)
     else:
         results = tournament_results(tournament=tournament)
-        standings = statistics.standings_with_confidence(results, entries=_ranked(tournament))
+        standings = standings_with_confidence(results, entries=_ranked(tournament))
     figures = TournamentStatistics(
         standings=standings,
         version=version,
@@ -197,13 +201,13 @@ class SpreadSource:
     ``deals`` deals) and, when there are enough, the finished tournaments of the preset
     (``tournament_deals`` scores of ``tournaments`` tournaments; None: too few)."""
 
-    house: statistics.Spread
+    house: Spread
     tournaments: int
     tournament_deals: int
     tournament_table: float | None
     tournament_duplicate: float | None
 
-    def spread(self) -> statistics.Spread:
+    def spread(self) -> Spread:
         """The spread used: the finished tournaments' figure of each format where there is one
         (they are the real field), else the house bots'."""
         return dataclasses.replace(
@@ -232,7 +236,7 @@ def _pooled(parts: Iterable[tuple[float, int]]) -> tuple[float | None, int]:
 @dataclasses.dataclass(frozen=True, slots=True)
 class TournamentSpread:
     """What a finished tournament tells of its preset's spread per deal
-    (:func:`statistics.measured_spread` of its results): ``sd`` (None: too few scores), the
+    (:func:`measured_spread` of its results): ``sd`` (None: too few scores), the
     ``scores`` of its entries it was measured on, and in duplicate play the most ``tables``
     of a board (0 in normal play). Stored in its summary when it finishes."""
 
@@ -244,11 +248,11 @@ class TournamentSpread:
         return {"sd": self.sd, "scores": self.scores, "tables": self.tables}
 
 
-def tournament_spread(results: statistics.Results) -> TournamentSpread:
+def tournament_spread(results: Results) -> TournamentSpread:
     """The spread measured on a tournament's ``results`` (see :class:`TournamentSpread`)."""
     scores = sum(len(s.scores) for b in results.blocks for s in b.seats if s.entry is not None)
     try:
-        sd: float | None = statistics.measured_spread(results)
+        sd: float | None = measured_spread(results)
     except ValueError:
         sd = None
     tables = (
@@ -266,20 +270,20 @@ def _spreads_from_rows(
     for those without a stored summary. Two queries."""
     ids = [pk for pk, _ in finished]
     shown = visibility.tables_shown_q(prefix="table__")
-    by_tournament_seats: dict[int, list[statistics.SeatRow]] = defaultdict(list)
-    by_tournament_deals: dict[int, list[statistics.DealRow]] = defaultdict(list)
+    by_tournament_seats: dict[int, list[SeatRow]] = defaultdict(list)
+    by_tournament_deals: dict[int, list[DealRow]] = defaultdict(list)
     for tid, *seat in Seat.objects.filter(shown, table__tournament__in=ids).values_list(
         "table__tournament_id", *SEAT_FIELDS
     ):
-        by_tournament_seats[tid].append(statistics.SeatRow(*seat))
+        by_tournament_seats[tid].append(SeatRow(*seat))
     for tid, r, t, i, points in Deal.objects.filter(shown, table__tournament__in=ids).values_list(
         "table__tournament_id", *DEAL_FIELDS
     ):
-        by_tournament_deals[tid].append(statistics.DealRow(r, t, i, tuple(points)))
+        by_tournament_deals[tid].append(DealRow(r, t, i, tuple(points)))
     lower = games.game_class(game).lower_is_better
     return {
         pk: tournament_spread(
-            statistics.results_from_rows(
+            results_from_rows(
                 seats=by_tournament_seats[pk],
                 deals=by_tournament_deals[pk],
                 duplicate=duplicate,
@@ -292,11 +296,11 @@ def _spreads_from_rows(
 
 def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
     """The spread of ``game``/``preset``: measured from the house bots (ValueError if it was
-    not) and from its latest finished tournaments (:func:`statistics.measured_spread`, each
-    duplicate one rescaled to :attr:`~statistics.Spread.duplicate_tables` tables), as stored
+    not) and from its latest finished tournaments (:func:`measured_spread`, each
+    duplicate one rescaled to :attr:`~Spread.duplicate_tables` tables), as stored
     in their summaries when they finished: one query; three when some have no summary (their
     rows are read)."""
-    house = statistics.preset_spread(game, preset)
+    house = preset_spread(game, preset)
     finished = list(
         Tournament.objects.filter(
             game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
@@ -371,11 +375,11 @@ class ResolutionReport:
     deals_per_table: int
     duplicate: bool
     source: SpreadSource
-    resolution: statistics.Resolution
-    normal: statistics.Resolution | None
-    duplicate_play: statistics.Resolution | None
+    resolution: Resolution
+    normal: Resolution | None
+    duplicate_play: Resolution | None
     difference: float | None
-    needed: statistics.Resolution | None
+    needed: Resolution | None
 
     @property
     def narrowing(self) -> float | None:
@@ -428,8 +432,8 @@ def tournament_resolution(
             extra={"field": "entries"},
         )
 
-    def at(duplicate_play: bool) -> statistics.Resolution:
-        return statistics.resolution(
+    def at(duplicate_play: bool) -> Resolution:
+        return resolution(
             entries=entries,
             rounds=rounds,
             deals_per_table=deals_per_table,
@@ -443,7 +447,7 @@ def tournament_resolution(
         duplicate_play = at(True) if tables >= 2 else None
         needed = None
         if difference is not None:
-            needed = statistics.rounds_needed(
+            needed = rounds_needed(
                 difference=difference,
                 entries=entries,
                 deals_per_table=deals_per_table,
@@ -512,7 +516,7 @@ class MatchProgress:
     on average (at the preset's measured spread, or the one seen so far)."""
 
     match: Match
-    test: statistics.SprtResult
+    test: SprtResult
     batches_done: int
     batches_in_flight: int
     expected_deals: float | None
@@ -529,7 +533,7 @@ def match_progress(*, match: Match) -> MatchProgress:
             flight=Count("pk", filter=Q(status__in=_IN_FLIGHT)),
         )
         done, flight = counts["done"], counts["flight"]
-    test = statistics.sprt_from_sums(
+    test = sprt_from_sums(
         deals=match.deals,
         total=match.total,
         total_squares=match.total_squares,
@@ -539,16 +543,14 @@ def match_progress(*, match: Match) -> MatchProgress:
         beta=match.beta,
         max_deals=match.max_deals,
     )
-    sd = test.sd if test.deals >= statistics.MIN_DEALS else None
+    sd = test.sd if test.deals >= MIN_DEALS else None
     if sd is None:
         try:
-            sd = statistics.preset_spread(match.game, match.preset).paired()
+            sd = preset_spread(match.game, match.preset).paired()
         except ValueError:
             sd = None
     expected = (
-        statistics.sprt_expected_deals(
-            d0=match.d0, d1=match.d1, sd=sd, alpha=match.alpha, beta=match.beta
-        )
+        sprt_expected_deals(d0=match.d0, d1=match.d1, sd=sd, alpha=match.alpha, beta=match.beta)
         if sd
         else None
     )

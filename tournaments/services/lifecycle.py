@@ -15,7 +15,7 @@ from games.errors import GameError, OptionError
 from games.options import option_label
 from judge import bots as builtin_bots
 from judge.runner import Limits
-from tournaments import conf, formats, judging, queue, scoring, seeds, selectors, statistics
+from tournaments import conf, formats, judging, queue, scoring, seeds, selectors
 from tournaments.errors import ApplicationError
 from tournaments.models import (
     BotVersion,
@@ -28,6 +28,7 @@ from tournaments.models import (
 )
 from tournaments.services._sql import as_points
 from tournaments.services.ratings import ratings_update
+from tournaments.statistics.stored import crosstable_as_json, standings_as_json
 from tournaments.tournament_settings import (
     BOUNDS,
     DEFAULTS,
@@ -562,8 +563,8 @@ def tournament_summary_store(*, tournament: Tournament) -> TournamentSummary:
         tournament=tournament,
         defaults={
             "lines": scoring.standings_as_json(lines),
-            "standings": statistics.standings_as_json(figures.standings),
-            "crosstable": statistics.crosstable_as_json(figures.crosstable),
+            "standings": standings_as_json(figures.standings),
+            "crosstable": crosstable_as_json(figures.crosstable),
             "spread": figures.spread.as_json(),
             "computed_at": timezone.now(),
         },

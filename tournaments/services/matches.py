@@ -5,7 +5,7 @@ their versions, or a built-in bot): each batch deals ``batch_deals`` deals from 
 plays them twice, the candidate in one seat with house bots in the others, then the baseline in
 the same seat of the same cards with the same house bots. On each deal the paired difference is
 the candidate's points minus the baseline's (negated when lower is better). After each batch
-the sequential test (:func:`tournaments.statistics.sprt_from_sums`) reads the running sums and
+the sequential test (:func:`tournaments.statistics.sprt.sprt_from_sums`) reads the running sums and
 decides H1 (the candidate is better by about ``d1`` points per deal), H0 (by about ``d0``: not
 better), or plays another batch, until ``max_deals``.
 
@@ -40,10 +40,12 @@ from django.utils import timezone
 import games
 from judge import bots as builtin_bots
 from judge.runner import BotSpec, Limits, TableResult, run_table
-from tournaments import conf, judging, queue, seeds, statistics
+from tournaments import conf, judging, queue, seeds
 from tournaments.errors import DATABASE_ERRORS, ApplicationError
 from tournaments.models import BotVersion, Match, MatchBatch
 from tournaments.services import fairshare
+from tournaments.statistics.spread import preset_spread
+from tournaments.statistics.sprt import MIN_DEALS, Verdict, sprt_expected_deals, sprt_from_sums
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +164,7 @@ def match_create(
         raise ApplicationError(str(exc), code="invalid_option", extra={"field": "preset"}) from None
     if d1 is None:
         try:
-            paired = statistics.preset_spread(game, engine.preset).paired()
+            paired = preset_spread(game, engine.preset).paired()
         except ValueError:
             raise ApplicationError(
                 f"{game}/{engine.preset} has no measured spread: give d1",
@@ -182,12 +184,12 @@ def match_create(
     if max_deals is None:
         paired = max(abs(d1 - d0) * 5, 1e-9)  # the spread d1 was chosen from, or a guess
         with contextlib.suppress(ValueError):
-            paired = statistics.preset_spread(game, engine.preset).paired()
-        expected = statistics.sprt_expected_deals(d0=d0, d1=d1, sd=paired, alpha=alpha, beta=beta)
-        max_deals = min(MAX_DEALS, max(statistics.MIN_DEALS * 2, math.ceil(4 * expected)))
-    if not statistics.MIN_DEALS <= max_deals <= MAX_DEALS:
+            paired = preset_spread(game, engine.preset).paired()
+        expected = sprt_expected_deals(d0=d0, d1=d1, sd=paired, alpha=alpha, beta=beta)
+        max_deals = min(MAX_DEALS, max(MIN_DEALS * 2, math.ceil(4 * expected)))
+    if not MIN_DEALS <= max_deals <= MAX_DEALS:
         raise ApplicationError(
-            f"max_deals must be from {statistics.MIN_DEALS} to {MAX_DEALS}",
+            f"max_deals must be from {MIN_DEALS} to {MAX_DEALS}",
             code="invalid",
             extra={"field": "max_deals"},
         )
@@ -401,7 +403,7 @@ def _record(batch: MatchBatch, token: str, differences: list[float], faults: int
         deals = match.deals + len(differences)
         total = match.total + math.fsum(differences)
         squares = match.total_squares + math.fsum(d * d for d in differences)
-        test = statistics.sprt_from_sums(
+        test = sprt_from_sums(
             deals=deals,
             total=total,
             total_squares=squares,
@@ -418,11 +420,9 @@ def _record(batch: MatchBatch, token: str, differences: list[float], faults: int
             "llr": test.llr if math.isfinite(test.llr) else math.copysign(1e9, test.llr),
             "verdict": test.verdict.value,
         }
-        if match.status == Match.Status.RUNNING and test.verdict is not statistics.Verdict.CONTINUE:
+        if match.status == Match.Status.RUNNING and test.verdict is not Verdict.CONTINUE:
             fields["status"] = (
-                Match.Status.CAPPED
-                if test.verdict is statistics.Verdict.CAPPED
-                else Match.Status.DECIDED
+                Match.Status.CAPPED if test.verdict is Verdict.CAPPED else Match.Status.DECIDED
             )
             fields["finished_at"] = now
         Match.objects.filter(pk=match.pk).update(**fields)
