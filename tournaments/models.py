@@ -423,7 +423,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"seat {self.position} of {self.table}"
+        return f"seat {self.position + 1} of {self.table}"
 
     @property
     def is_house(self) -> bool:
@@ -450,7 +450,7 @@ class Deal(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"deal {self.index} of {self.table}"
+        return f"deal {self.index + 1} of {self.table}"
 
 
 class DealReplay(models.Model):
@@ -481,7 +481,7 @@ class Trick(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"trick {self.number} of {self.deal}"
+        return f"trick {self.number + 1} of {self.deal}"
 
 
 class Decision(models.Model):
@@ -522,7 +522,7 @@ class Fault(models.Model):
         ordering = ["table", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.kind} at seat {self.seat} of {self.table}"
+        return f"{self.kind} at seat {self.seat + 1} of {self.table}"
 
 
 # ---------------------------------------------------------------------------------------------

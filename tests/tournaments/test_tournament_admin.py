@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -400,3 +401,25 @@ def test_a_seats_mean_time_is_in_milliseconds_once_shown(staff: Client) -> None:
     shown = staff.get(_change(table)).content.decode()
     assert "12.3 ms" in shown
     assert "0.0123456789" not in shown
+
+
+def _column(html: str, field: str) -> list[str]:
+    """The values of an inline's column, in order."""
+    return re.findall(rf'<td class="field-{field}">\s*<p>([^<]*)</p>', html)
+
+
+def test_the_admin_counts_seats_deals_tricks_and_steps_from_1(staff: Client) -> None:
+    """As the pages do: the first seat is seat 1, the first deal deal 1 (the API keeps
+    indexes, docs/api.md "Numbers and indexes")."""
+    tournament, (table, _) = _running()
+    services.tournament_run_here(tournament=tournament)
+    seats = staff.get(_change(table)).content.decode()
+    assert _column(seats, "seat_number") == ["1", "2", "3", "4"]
+    assert _column(seats, "deal_number") == ["1"]
+    deal = Deal.objects.get(table=table)
+    page = staff.get(_change(deal)).content.decode()
+    assert f"deal 1 of {table}" in page
+    assert _column(page, "trick_number")[:2] == ["1", "2"]
+    steps = _column(page, "step_number")
+    assert steps[:2] == ["1", "2"]
+    assert set(_column(page, "seat_number")) == {"1", "2", "3", "4"}

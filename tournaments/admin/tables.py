@@ -34,8 +34,47 @@ from tournaments.models import (
     WorkerHeartbeat,
 )
 
+
+def _counted(value: int | None) -> object:
+    """An index as people count (from 1), as the pages say it: the admin shows seats, deals,
+    tricks, decisions and faults so too (docs/api.md, "Numbers and indexes")."""
+    return "-" if value is None else value + 1
+
+
+class _Numbered:
+    """Display methods that count from 1 the seat, deal, trick and step indexes of a row."""
+
+    @admin.display(description="seat")
+    def seat_number(self, obj: Any) -> object:
+        return _counted(obj.position if isinstance(obj, Seat) else obj.seat)
+
+    @admin.display(description="deal")
+    def deal_number(self, obj: Any) -> object:
+        return _counted(obj.index if isinstance(obj, Deal) else obj.deal_index)
+
+    @admin.display(description="decision")
+    def decision_number(self, obj: Fault) -> object:
+        return _counted(obj.decision)
+
+    @admin.display(description="step")
+    def step_number(self, obj: Any) -> object:
+        return _counted(obj.step)
+
+    @admin.display(description="trick")
+    def trick_number(self, obj: Trick) -> object:
+        return _counted(obj.number)
+
+    @admin.display(description="leader")
+    def leader_number(self, obj: Trick) -> object:
+        return _counted(obj.leader)
+
+    @admin.display(description="winner")
+    def winner_number(self, obj: Trick) -> object:
+        return _counted(obj.winner)
+
+
 _SEAT_INLINE_FIELDS = (
-    "position",
+    "seat_number",
     "entry",
     "house_bot",
     "substitute",
@@ -50,7 +89,7 @@ _SEAT_INLINE_FIELDS = (
 )
 
 
-class SeatInline(ReadOnlyInline):
+class SeatInline(_Numbered, ReadOnlyInline):
     model = Seat
     fields = _SEAT_INLINE_FIELDS
     readonly_fields = _SEAT_INLINE_FIELDS
@@ -65,7 +104,7 @@ class SeatInline(ReadOnlyInline):
 
 
 _DEAL_INLINE_FIELDS = (
-    "index",
+    "deal_number",
     "seed",
     "points",
     "decisions",
@@ -73,7 +112,7 @@ _DEAL_INLINE_FIELDS = (
 )
 
 
-class DealInline(ReadOnlyInline):
+class DealInline(_Numbered, ReadOnlyInline):
     model = Deal
     all_secret = True
     fields = _DEAL_INLINE_FIELDS
@@ -81,17 +120,17 @@ class DealInline(ReadOnlyInline):
 
 
 _FAULT_INLINE_FIELDS = (
-    "seat",
+    "seat_number",
     "entry",
     "kind",
-    "deal_index",
-    "decision",
-    "step",
+    "deal_number",
+    "decision_number",
+    "step_number",
     "detail",
 )
 
 
-class FaultInline(ReadOnlyInline):
+class FaultInline(_Numbered, ReadOnlyInline):
     model = Fault
     all_secret = True
     fields = _FAULT_INLINE_FIELDS
@@ -164,15 +203,15 @@ class TableAdmin(HidingAdmin):
 
 
 _TRICK_INLINE_FIELDS = (
-    "number",
-    "leader",
+    "trick_number",
+    "leader_number",
     "cards",
-    "winner",
+    "winner_number",
     "points",
 )
 
 
-class TrickInline(ReadOnlyInline):
+class TrickInline(_Numbered, ReadOnlyInline):
     model = Trick
     all_secret = True
     fields = _TRICK_INLINE_FIELDS
@@ -181,15 +220,15 @@ class TrickInline(ReadOnlyInline):
 
 
 _DECISION_INLINE_FIELDS = (
-    "step",
-    "seat",
+    "step_number",
+    "seat_number",
     "action",
     "seconds",
     "fault",
 )
 
 
-class DecisionInline(ReadOnlyInline):
+class DecisionInline(_Numbered, ReadOnlyInline):
     model = Decision
     all_secret = True
     fields = _DECISION_INLINE_FIELDS
@@ -198,14 +237,22 @@ class DecisionInline(ReadOnlyInline):
 
 
 @admin.register(Deal)
-class DealAdmin(ReadOnlyAdmin):
+class DealAdmin(_Numbered, ReadOnlyAdmin):
     list_display = ["__str__", "points", "decisions", "faults"]
     list_filter = ["table__tournament__game"]
     search_fields = ["table__tournament__name"]
     list_select_related = ["table__tournament", "table__round"]
     table_path = "table__"
     inlines = [TrickInline, DecisionInline]
-    readonly_fields = ["table_link", "index", "seed", "record", "passes", "points", "log_json"]
+    readonly_fields = [
+        "table_link",
+        "deal_number",
+        "seed",
+        "record",
+        "passes",
+        "points",
+        "log_json",
+    ]
     exclude = ["table", "log"]
 
     @admin.display(description="table")
@@ -218,8 +265,17 @@ class DealAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Fault)
-class FaultAdmin(ReadOnlyAdmin):
-    list_display = ["kind", "seat", "entry", "table", "deal_index", "step", "detail"]
+class FaultAdmin(_Numbered, ReadOnlyAdmin):
+    list_display = [
+        "kind",
+        "seat_number",
+        "entry",
+        "table",
+        "deal_number",
+        "decision_number",
+        "step_number",
+        "detail",
+    ]
     list_filter = ["kind", "table__tournament__game"]
     search_fields = ["detail", "entry__version__bot__name", "table__tournament__name"]
     list_select_related = ["table__tournament", "table__round", "entry__version__bot"]
