@@ -27,10 +27,12 @@ class Comparison(enum.StrEnum):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PairResult:
-    """The mean of ``a``'s score minus ``b``'s per deal where they were compared, with Student's
-    ``confidence`` interval over those deals and its two-sided p-value; ``significant`` when
-    the interval excludes 0. ``blocks``: the tables (normal play) or boards they shared. With
-    one deal there is no interval (infinite ends, p-value 1)."""
+    """How ``a`` compared with ``b``: the mean of its score minus ``b``'s per deal.
+
+    The mean is over the deals where they were compared, with Student's ``confidence`` interval over
+    those deals and its two-sided p-value; ``significant`` when the interval excludes 0. ``blocks``:
+    the tables (normal play) or boards they shared. With one deal there is no interval (infinite
+    ends, p-value 1)."""
 
     a: EntryId
     b: EntryId
@@ -73,9 +75,11 @@ def _upper_pairs(size: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
 
 
 def crosstable(results: Results, *, confidence: float = CONFIDENCE) -> Crosstable:
-    """For each pair of entries that met: the mean difference of their scores per deal, with
-    Student's t interval over the deals compared, the number of deals, and a significance flag
-    (the interval excludes 0, i.e. p < 1 - confidence, two-sided).
+    """Compare every pair of entries that met, deal by deal.
+
+    For each pair: the mean difference of their scores per deal, with Student's t interval over the
+    deals compared, the number of deals, and a significance flag (the interval excludes 0, i.e. p <
+    1 - confidence, two-sided).
 
     Deals, not tables, are the units here: a pair shares few tables (often one), too few to
     resample, while the deals of a table are dealt independently; the interval assumes the

@@ -13,10 +13,12 @@ from tournaments.statistics.spread import Spread
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Resolution:
-    """What a tournament's settings tell apart: ``difference``, the smallest difference between
-    two entries' mean scores per deal detected with the given power by a two-sided test at
-    level ``1 - confidence``; ``half_width``, the expected half-width of an entry's interval;
-    from ``deals_per_entry`` deals of spread ``spread`` each, in ``units`` independent blocks."""
+    """What a tournament's settings tell apart.
+
+    ``difference``: the smallest difference between two entries' mean scores per deal detected with
+    the given power by a two-sided test at level ``1 - confidence``; ``half_width``, the expected
+    half-width of an entry's interval; from ``deals_per_entry`` deals of spread ``spread`` each, in
+    ``units`` independent blocks."""
 
     difference: float
     half_width: float
@@ -107,8 +109,10 @@ def rounds_needed(
     power: float = 0.8,
     max_rounds: int = 100_000,
 ) -> Resolution:
-    """The fewest rounds whose :func:`resolution` tells ``difference`` points per deal apart;
-    its ``deals_per_entry`` is the deals needed. ValueError past ``max_rounds``.
+    """The fewest rounds that tell ``difference`` points per deal apart.
+
+    The :func:`resolution` of those rounds; its ``deals_per_entry`` is the deals needed. ValueError
+    past ``max_rounds``.
 
     >>> rounds_needed(difference=3.75, entries=64, deals_per_table=8, table_size=4,
     ...               duplicate=False, spread=8.0).deals_per_entry

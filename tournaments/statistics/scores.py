@@ -56,11 +56,12 @@ FloatArray = NDArray[np.float64]
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SeatRow:
-    """A seat as the database stores it (``Seat``: its table's round number and number,
-    ``position``, ``entry_id``, ``substitute``, ``replaced_deal``). A substitute seat is a
-    house bot playing for a withdrawn or disqualified entry: it counts as a house seat. A
-    replaced seat's deals count as :mod:`judge.counting` says (it forfeits the rest of its
-    table)."""
+    """A seat as the database stores it.
+
+    ``Seat``: its table's round number and number, ``position``, ``entry_id``, ``substitute``,
+    ``replaced_deal``. A substitute seat is a house bot playing for a withdrawn or disqualified
+    entry: it counts as a house seat. A replaced seat's deals count as :mod:`judge.counting` says
+    (it forfeits the rest of its table)."""
 
     round: int
     table: int
@@ -72,8 +73,10 @@ class SeatRow:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DealRow:
-    """A deal as the database stores it (``Deal``: its table's round number and number,
-    ``index``, ``points``: the points of each seat in the game's own count)."""
+    """A deal as the database stores it.
+
+    ``Deal``: its table's round number and number, ``index``, ``points`` (the points of each
+    seat in the game's own count)."""
 
     round: int
     table: int
@@ -83,8 +86,10 @@ class DealRow:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TablePlay:
-    """One recorded table: the entry in each seat (``None``: a house seat) and each deal's
-    points per seat, ``points[deal][seat]``, in the game's own count, in the order played."""
+    """One recorded table: who sat where and each deal's points.
+
+    The entry in each seat (``None``: a house seat) and each deal's points per seat,
+    ``points[deal][seat]``, in the game's own count, in the order played."""
 
     round: int
     table: int
@@ -108,9 +113,11 @@ class SeatScores:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Block:
-    """An independent unit of results: a table (normal play), or a board (duplicate play: one
-    deal, ``key = (round, deal index)``, at every table of the round). Every seat has a score
-    for each of the block's deals, in the same order."""
+    """An independent unit of results.
+
+    A table (normal play), or a board (duplicate play: one deal, ``key = (round, deal index)``, at
+    every table of the round). Every seat has a score for each of the block's deals, in the same
+    order."""
 
     key: tuple[int, int]
     seats: tuple[SeatScores, ...]
@@ -198,15 +205,16 @@ def results_from_rows(
     duplicate: bool,
     lower_is_better: bool,
 ) -> Results:
-    """:func:`table_results` from the rows a recorded tournament stores: its seats and deals
-    (of finished tables only; in duplicate play, of closed rounds only). A table's deals are
-    taken in the order of their index, their points as they count (a replaced seat forfeits
-    the rest of its table: :mod:`judge.counting`); a table without seats or deals is left
-    out. A selector fetches them as ``SeatRow(*row)`` for each row of
-    ``Seat.objects.filter(...).values_list("table__round__number", "table__number",
-    "position", "entry_id", "substitute", "replaced_deal")`` and
-    ``DealRow(r, t, i, tuple(points))`` for each ``(r, t, i, points)`` of ``Deal.objects
-    .filter(...).values_list("table__round__number", "table__number", "index", "points")``.
+    """Scores from the rows a recorded tournament stores.
+
+    :func:`table_results` of its seats and deals (of finished tables only; in duplicate play, of
+    closed rounds only). A table's deals are taken in the order of their index, their points as they
+    count (a replaced seat forfeits the rest of its table: :mod:`judge.counting`); a table without
+    seats or deals is left out. A selector fetches them as ``SeatRow(*row)`` for each row of
+    ``Seat.objects.filter(...).values_list("table__round__number", "table__number", "position",
+    "entry_id", "substitute", "replaced_deal")`` and ``DealRow(r, t, i, tuple(points))`` for each
+    ``(r, t, i, points)`` of ``Deal.objects.filter(...).values_list("table__round__number",
+    "table__number", "index", "points")``.
 
     >>> seats = [SeatRow(1, 1, 0, 7), SeatRow(1, 1, 1, None), SeatRow(1, 1, 2, 8, True)]
     >>> deals = [DealRow(1, 1, 1, (1, 2, 6)), DealRow(1, 1, 0, (3, 3, 3))]

@@ -19,9 +19,11 @@ SPREAD_FILE = Path(__file__).parents[1] / "spread.json"
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Spread:
-    """The standard deviation of one seat's score per deal for a preset (see bench/spread.py):
-    ``table`` relative to its table's average, ``duplicate`` relative to the seats that held
-    the same cards at ``duplicate_tables`` tables. Measured from ``deals`` deals."""
+    """The standard deviation of one seat's score per deal for a preset.
+
+    Measured by bench/spread.py: ``table`` relative to its table's average, ``duplicate`` relative
+    to the seats that held the same cards at ``duplicate_tables`` tables. Measured from ``deals``
+    deals."""
 
     game: str
     preset: str
@@ -49,9 +51,11 @@ class Spread:
         return self.duplicate * math.sqrt((1 - 1 / tables) / measured)
 
     def paired(self) -> float:
-        """The spread of the difference between two seats that held the same cards at two
-        tables (what the sequential test compares): ``sqrt(2 v)``, ``v`` the variance of one
-        seat's play, ``duplicate ** 2 / (1 - 1 / duplicate_tables)``.
+        """The spread of a paired difference: two seats that held the same cards.
+
+        The difference between two seats that held the same cards at two tables is what the
+        sequential test compares; its spread is ``sqrt(2 v)``, ``v`` the variance of one seat's
+        play, ``duplicate ** 2 / (1 - 1 / duplicate_tables)``.
 
         >>> Spread("g", "p", table=8.0, duplicate=3.0, duplicate_tables=2, deals=1).paired()
         6.0
@@ -67,8 +71,9 @@ def _spread_file() -> dict[str, dict[str, float]]:
 
 
 def preset_spread(game: str, preset: str) -> Spread:
-    """The measured spread of ``game``/``preset`` (tournaments/spread.json); ValueError for a
-    preset that was not measured."""
+    """The measured spread of ``game``/``preset``.
+
+    Read from tournaments/spread.json; ValueError for a preset that was not measured."""
     try:
         row = _spread_file()[f"{game}/{preset}"]
     except KeyError:
@@ -84,9 +89,11 @@ def preset_spread(game: str, preset: str) -> Spread:
 
 
 def measured_spread(results: Results) -> float:
-    """The spread of a score per deal in recorded results (e.g. the finished tournaments of a
-    preset): the pooled standard deviation of each entry's scores around its own mean (house
-    seats pooled as one), so that differences between entries do not count as noise."""
+    """The spread of a score per deal in recorded results.
+
+    The results are e.g. the finished tournaments of a preset; the spread is the pooled standard
+    deviation of each entry's scores around its own mean (house seats pooled as one), so that
+    differences between entries do not count as noise."""
     by_entry: dict[EntryId | None, list[float]] = defaultdict(list)
     for block in results.blocks:
         for seat in block.seats:

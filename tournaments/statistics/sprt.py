@@ -29,9 +29,11 @@ MIN_DEALS = 64
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SprtResult:
-    """The sequential test after ``deals`` paired deals: the running mean difference (v2's
-    score minus v1's per deal) with Student's interval and the standard deviation, the
-    log-likelihood ratio of H1 against H0 and its bounds, and the verdict."""
+    """The sequential test after ``deals`` paired deals.
+
+    The running mean difference (v2's score minus v1's per deal) with Student's interval and the
+    standard deviation, the log-likelihood ratio of H1 against H0 and its bounds, and the
+    verdict."""
 
     deals: int
     mean: float
@@ -49,8 +51,9 @@ class SprtResult:
 
 
 def sprt_bounds(*, alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's bounds on the log-likelihood ratio: accept H0 at or below the first, H1 at or
-    above the second.
+    """Wald's bounds on the log-likelihood ratio.
+
+    Accept H0 at or below the first, H1 at or above the second.
 
     >>> [round(b, 3) for b in sprt_bounds(alpha=0.05, beta=0.05)]
     [-2.944, 2.944]
@@ -73,8 +76,10 @@ def sprt_from_sums(
     min_deals: int = MIN_DEALS,
     max_deals: int | None = None,
 ) -> SprtResult:
-    """:func:`sprt` from running sums (number of deals, sum and sum of squares of the paired
-    differences), which a match can keep batch after batch."""
+    """The sequential test from running sums, which a match keeps batch after batch.
+
+    :func:`sprt` from the number of deals, the sum and the sum of squares of the paired
+    differences."""
     if d1 <= d0:
         raise ValueError("H1's mean difference d1 must be above H0's d0")
     lower, upper = sprt_bounds(alpha=alpha, beta=beta)
@@ -130,9 +135,11 @@ def sprt(
     min_deals: int = MIN_DEALS,
     max_deals: int | None = None,
 ) -> SprtResult:
-    """Wald's sequential probability ratio test of H0: the mean paired difference is ``d0``
-    points per deal, against H1: it is ``d1`` (``d1 > d0``), with error rates ``alpha`` (to
-    accept H1 when H0 holds) and ``beta`` (to accept H0 when H1 holds).
+    """Test whether v2 is better than v1, deal by deal (Wald's sequential test).
+
+    The sequential probability ratio test of H0: the mean paired difference is ``d0`` points per
+    deal, against H1: it is ``d1`` (``d1 > d0``), with error rates ``alpha`` (to accept H1 when H0
+    holds) and ``beta`` (to accept H0 when H1 holds).
 
     ``differences`` are the paired duplicate deals so far: on each deal, v2's score minus v1's,
     the two having held the same seat of the same cards (higher is better). The likelihood is
@@ -172,9 +179,10 @@ def sprt_expected_deals(
     beta: float = 0.05,
     hypothesis: Literal["h0", "h1"] = "h1",
 ) -> float:
-    """Wald's approximation of the mean number of deals the test takes when ``hypothesis``
-    holds, with a spread ``sd`` of the paired differences per deal (the overshoot of the bounds
-    makes it a little longer in practice).
+    """The mean number of deals the test takes (Wald's approximation).
+
+    When ``hypothesis`` holds, with a spread ``sd`` of the paired differences per deal (the
+    overshoot of the bounds makes it a little longer in practice).
 
     >>> round(sprt_expected_deals(d0=0.0, d1=1.0, sd=5.0))
     132

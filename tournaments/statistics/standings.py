@@ -66,7 +66,9 @@ class Standings:
 
 
 def _score_matrices(results: Results, entries: Sequence[EntryId]) -> tuple[FloatArray, FloatArray]:
-    """``(S, N)``: ``S[k, e]`` the sum of entry ``e``'s scores in block ``k``, ``N[k, e]`` the
+    """Each entry's sum of scores and number of deals in each block.
+
+    ``(S, N)``: ``S[k, e]`` the sum of entry ``e``'s scores in block ``k``, ``N[k, e]`` the
     number of its deals there."""
     column = {entry: i for i, entry in enumerate(entries)}
     sums = np.zeros((len(results.blocks), len(entries)))
@@ -81,10 +83,11 @@ def _score_matrices(results: Results, entries: Sequence[EntryId]) -> tuple[Float
 
 
 def _standard_error_factor(blocks: NDArray[np.int64]) -> FloatArray:
-    """``sqrt((n + 1) / (n - 1))`` for ``n`` blocks (infinite below 2): the Bayesian bootstrap's
-    standard deviation of a mean of ``n`` units is ``s * sqrt((n - 1) / (n * (n + 1)))``, ``s``
-    the units' sample standard deviation; times this factor it is the standard error
-    ``s / sqrt(n)``."""
+    """The factor from the bootstrap's spread to the standard error, for ``n`` blocks.
+
+    ``sqrt((n + 1) / (n - 1))`` (infinite below 2): the Bayesian bootstrap's standard deviation of a
+    mean of ``n`` units is ``s * sqrt((n - 1) / (n * (n + 1)))``, ``s`` the units' sample standard
+    deviation; times this factor it is the standard error ``s / sqrt(n)``."""
     n = blocks.astype(np.float64)
     out = np.full(n.shape, np.inf)
     ok = n >= 2
@@ -93,8 +96,9 @@ def _standard_error_factor(blocks: NDArray[np.int64]) -> FloatArray:
 
 
 def _rank_widening(blocks: NDArray[np.int64], confidence: float) -> FloatArray:
-    """How much wider than the bootstrap's own spread each entry's interval is, for ``n``
-    blocks: the standard error's small-sample factor times Student's quantile over the
+    """How much wider than the bootstrap's own spread each entry's interval is.
+
+    For ``n`` blocks: the standard error's small-sample factor times Student's quantile over the
     normal one (1 for fewer than two blocks: no interval, no rank chance shown).
 
     >>> [round(float(x), 2) for x in _rank_widening(np.array([1, 2, 8, 100]), 0.95)]
@@ -115,7 +119,9 @@ def standings_with_confidence(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> Standings:
-    """Each entry's mean score per deal with a ``confidence`` interval, the probability of each
+    """Rank the entries by mean score per deal, with intervals and rank chances.
+
+    Each entry's mean score per deal with a ``confidence`` interval, the probability of each
     rank, and whether its place is settled; best first.
 
     ``entries``: the entries to rank (default: all); those without a score are left out. Their

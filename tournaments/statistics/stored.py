@@ -13,7 +13,9 @@ Stored = dict[str, Any]
 
 
 def _finite_or_none(value: float) -> float | None:
-    """JSON (and PostgreSQL's jsonb) has no infinity: an interval without ends is stored as
+    """``value``, or None if it is infinite.
+
+    JSON (and PostgreSQL's jsonb) has no infinity: an interval without ends is stored as
     null."""
     return value if math.isfinite(value) else None
 
