@@ -1,6 +1,8 @@
-"""Reads of a tournament's statistics: its results as :mod:`tournaments.statistics` reads them,
-standings with confidence intervals, rank probabilities and settled places, the crosstable, and
-what a tournament's settings can resolve (docs/tournaments.md, "Statistics").
+"""Reads of a tournament's statistics, from the rows its visibility allows.
+
+Its results as :mod:`tournaments.statistics` reads them, standings with confidence intervals, rank
+probabilities and settled places, the crosstable, and what a tournament's settings can resolve
+(docs/tournaments.md, "Statistics").
 
 Only what :mod:`tournaments.visibility` allows is read (:func:`visibility.tables_shown_q`:
 nothing of a table still being played, in duplicate play nothing of a round still being
@@ -54,11 +56,12 @@ DEAL_FIELDS = ("table__round__number", "table__number", "index", "points")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TournamentStatistics:
-    """A tournament's standings with confidence (under its standings ``version``), and its
-    crosstable, read apart when first asked for (the standings' endpoint does not need it, and
-    in duplicate play it costs more than the standings). ``stored``: read from the
-    tournament's :class:`~tournaments.models.TournamentSummary` (a finished one), not
-    computed."""
+    """A tournament's standings with confidence, and its crosstable.
+
+    The standings are under its standings ``version``; the crosstable is read apart when first asked
+    for (the standings' endpoint does not need it, and in duplicate play it costs more than the
+    standings). ``stored``: read from the tournament's
+    :class:`~tournaments.models.TournamentSummary` (a finished one), not computed."""
 
     standings: Standings
     version: str
@@ -73,8 +76,10 @@ class TournamentStatistics:
 
     @property
     def crosstable(self) -> Crosstable:
-        """The crosstable of the same results, kept in the cache: once not kept, the stored one
-        (one query), else computed (two queries)."""
+        """The crosstable of the same results.
+
+        Kept in the cache: once not kept, the stored one (one query), else computed (two
+        queries)."""
         key = f"tapis:crosstable:{self.tournament}:{self.version}"
         kept: Crosstable | None = cache.get(key)
         if kept is not None:
@@ -117,8 +122,9 @@ def _results(*, tournament_id: int, duplicate: bool, game: str) -> Results:
 
 
 def tournament_results(*, tournament: Tournament) -> Results:
-    """The scores of ``tournament`` (tournaments/statistics.py's docstring): of the tables
-    whose results may be shown only. Two queries, whatever the size."""
+    """The scores of ``tournament``'s tables whose results may be shown.
+
+    Scores as tournaments/statistics/scores.py's docstring says. Two queries, whatever the size."""
     return _results(
         tournament_id=tournament.pk, duplicate=tournament.duplicate, game=tournament.game
     )
@@ -140,10 +146,11 @@ class TournamentFigures:
 
 
 def tournament_figures(*, tournament: Tournament) -> TournamentFigures:
-    """The standings with confidence, the crosstable and the spread per deal measured on
+    """Compute a tournament's figures from its rows now.
+
+    The standings with confidence, the crosstable and the spread per deal measured on
     ``tournament``, computed from its rows now (never the stored or cached ones): what
-    :func:`~tournaments.services.tournament_summary_store` keeps when it finishes. Three
-    queries."""
+    :func:`~tournaments.services.tournament_summary_store` keeps when it finishes. Three queries."""
     results = tournament_results(tournament=tournament)
     return TournamentFigures(
         standings=standings_with_confidence(results, entries=_ranked(tournament)),
@@ -153,9 +160,11 @@ def tournament_figures(*, tournament: Tournament) -> TournamentFigures:
 
 
 def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
-    """Standings with 95% intervals, rank probabilities and settled flags (ranked entries only:
-    withdrawn and disqualified ones are left out, their scores still count for the others),
-    and the crosstable (read when first asked for).
+    """A tournament's statistics: kept, stored or computed.
+
+    Standings with 95% intervals, rank probabilities and settled flags (ranked entries only:
+    withdrawn and disqualified ones are left out, their scores still count for the others), and the
+    crosstable (read when first asked for).
 
     Kept in the cache under the standings version: none once kept. Else a finished
     tournament's are read from its stored summary (:class:`~tournaments.models.TournamentSummary`,
@@ -197,9 +206,11 @@ def tournament_statistics(*, tournament: Tournament) -> TournamentStatistics:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SpreadSource:
-    """Where a preset's spread per deal comes from: the house bots (tournaments/spread.json,
-    ``deals`` deals) and, when there are enough, the finished tournaments of the preset
-    (``tournament_deals`` scores of ``tournaments`` tournaments; None: too few)."""
+    """Where a preset's spread per deal comes from.
+
+    The house bots (tournaments/spread.json, ``deals`` deals) and, when there are enough, the
+    finished tournaments of the preset (``tournament_deals`` scores of ``tournaments`` tournaments;
+    None: too few)."""
 
     house: Spread
     tournaments: int
@@ -208,8 +219,10 @@ class SpreadSource:
     tournament_duplicate: float | None
 
     def spread(self) -> Spread:
-        """The spread used: the finished tournaments' figure of each format where there is one
-        (they are the real field), else the house bots'."""
+        """The spread used.
+
+        The finished tournaments' figure of each format where there is one (they are the real
+        field), else the house bots'."""
         return dataclasses.replace(
             self.house,
             table=self.tournament_table if self.tournament_table is not None else self.house.table,
@@ -235,10 +248,11 @@ def _pooled(parts: Iterable[tuple[float, int]]) -> tuple[float | None, int]:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TournamentSpread:
-    """What a finished tournament tells of its preset's spread per deal
-    (:func:`measured_spread` of its results): ``sd`` (None: too few scores), the
-    ``scores`` of its entries it was measured on, and in duplicate play the most ``tables``
-    of a board (0 in normal play). Stored in its summary when it finishes."""
+    """What a finished tournament tells of its preset's spread per deal.
+
+    :func:`measured_spread` of its results: ``sd`` (None: too few scores), the ``scores`` of its
+    entries it was measured on, and in duplicate play the most ``tables`` of a board (0 in normal
+    play). Stored in its summary when it finishes."""
 
     sd: float | None
     scores: int
@@ -266,8 +280,9 @@ def tournament_spread(results: Results) -> TournamentSpread:
 def _spreads_from_rows(
     *, game: str, finished: list[tuple[int, bool]]
 ) -> dict[int, TournamentSpread]:
-    """:func:`tournament_spread` of each of the ``finished`` (id, duplicate), from their rows:
-    for those without a stored summary. Two queries."""
+    """The spread of finished tournaments without a stored summary, from their rows.
+
+    :func:`tournament_spread` of each of the ``finished`` (id, duplicate). Two queries."""
     ids = [pk for pk, _ in finished]
     shown = visibility.tables_shown_q(prefix="table__")
     by_tournament_seats: dict[int, list[SeatRow]] = defaultdict(list)
@@ -295,11 +310,12 @@ def _spreads_from_rows(
 
 
 def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
-    """The spread of ``game``/``preset``: measured from the house bots (ValueError if it was
-    not) and from its latest finished tournaments (:func:`measured_spread`, each
-    duplicate one rescaled to :attr:`~Spread.duplicate_tables` tables), as stored
-    in their summaries when they finished: one query; three when some have no summary (their
-    rows are read)."""
+    """The spread of ``game``/``preset`` and where it comes from.
+
+    Measured from the house bots (ValueError if it was not) and from its latest finished tournaments
+    (:func:`measured_spread`, each duplicate one rescaled to :attr:`~Spread.duplicate_tables`
+    tables), as stored in their summaries when they finished: one query; three when some have no
+    summary (their rows are read)."""
     house = preset_spread(game, preset)
     finished = list(
         Tournament.objects.filter(
@@ -342,8 +358,10 @@ def preset_spread_source(*, game: str, preset: str) -> SpreadSource:
 
 
 def _kept_spread_source(*, game: str, preset: str) -> SpreadSource:
-    """:func:`preset_spread_source`, kept in the cache until a tournament of the preset
-    finishes (one query to know)."""
+    """The spread of ``game``/``preset``, kept in the cache.
+
+    :func:`preset_spread_source`, kept until a tournament of the preset finishes (one query to
+    know)."""
     finished = Tournament.objects.filter(
         game=game, preset=preset, status=Tournament.Status.FINISHED, practice=False
     ).aggregate(n=Count("pk"), last=Max("pk"))
@@ -405,12 +423,14 @@ def tournament_resolution(
     duplicate: bool = False,
     difference: float | None = None,
 ) -> ResolutionReport:
-    """The smallest difference in points per deal that a tournament of these settings tells
-    apart at 95% (with 80% power), and with ``difference`` the rounds and deals it needs to tell
-    that difference apart; for the organiser's form and the API. ``preset`` and ``table_size``
-    default to the game's. The spread per deal is the preset's as measured
-    (:func:`preset_spread_source`). ApplicationError (code ``invalid``, with the field in
-    ``extra``) for settings the statistics cannot answer.
+    """What a tournament of these settings tells apart, and the rounds a difference needs.
+
+    The smallest difference in points per deal that a tournament of these settings tells apart at
+    95% (with 80% power), and with ``difference`` the rounds and deals it needs to tell that
+    difference apart; for the organiser's form and the API. ``preset`` and ``table_size`` default to
+    the game's. The spread per deal is the preset's as measured (:func:`preset_spread_source`).
+    ApplicationError (code ``invalid``, with the field in ``extra``) for settings the statistics
+    cannot answer.
     """
     try:
         engine = games.load(game, preset)
@@ -510,10 +530,12 @@ def match_list(*, user: visibility.Viewer) -> QuerySet[Match]:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class MatchProgress:
-    """Where a match stands: the sequential test on the deals played so far (the running mean
-    difference per deal with its 95% interval, the log-likelihood ratio and its bounds, the
-    verdict), the batches played and in flight, and Wald's estimate of the deals the test takes
-    on average (at the preset's measured spread, or the one seen so far)."""
+    """Where a match stands.
+
+    The sequential test on the deals played so far (the running mean difference per deal with its
+    95% interval, the log-likelihood ratio and its bounds, the verdict), the batches played and in
+    flight, and Wald's estimate of the deals the test takes on average (at the preset's measured
+    spread, or the one seen so far)."""
 
     match: Match
     test: SprtResult
@@ -523,8 +545,10 @@ class MatchProgress:
 
 
 def match_progress(*, match: Match) -> MatchProgress:
-    """The progress of ``match``: no query for a match of :func:`match_list` (its batches
-    are counted there), one for another."""
+    """The progress of ``match``.
+
+    No query for a match of :func:`match_list` (its batches are counted there), one for
+    another."""
     done = getattr(match, "batches_done", None)
     flight = getattr(match, "batches_in_flight", None)
     if done is None or flight is None:
