@@ -18,7 +18,13 @@ from tournaments import selectors, services
 from tournaments.models import BotVersion, Match, Tournament
 
 from . import permissions
-from . import statistics_serializers as s
+from .statistics_serializers import (
+    CrosstableSerializer,
+    MatchCreateSerializer,
+    MatchSerializer,
+    ResolutionQuerySerializer,
+    ResolutionSerializer,
+)
 from .views import ApiView, _immutable, _user, _validated
 
 
@@ -28,7 +34,7 @@ class Crosstable(ApiView):
     also the pairs compared on the same cards. Only tables whose results may be shown count."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.CrosstableSerializer
+    serializer_class = CrosstableSerializer
 
     def get(self, request: Request, pk: int) -> Any:
         tournament = get_object_or_404(
@@ -44,7 +50,7 @@ class Crosstable(ApiView):
             "entries": selectors.tournament_entries(tournament=tournament),
             "pairs": table.pairs,
         }
-        response = Response(s.CrosstableSerializer(data).data)
+        response = Response(CrosstableSerializer(data).data)
         return _immutable(response) if figures.version == "final" else response
 
 
@@ -57,13 +63,13 @@ class Resolution(ApiView):
     finished tournaments of the preset."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.ResolutionSerializer
+    serializer_class = ResolutionSerializer
 
-    @extend_schema(parameters=[s.ResolutionQuerySerializer])
+    @extend_schema(parameters=[ResolutionQuerySerializer])
     def get(self, request: Request) -> Response:
-        query = _validated(s.ResolutionQuerySerializer, request.query_params)
+        query = _validated(ResolutionQuerySerializer, request.query_params)
         report = selectors.tournament_resolution(**query)
-        return Response(s.ResolutionSerializer(report).data)
+        return Response(ResolutionSerializer(report).data)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -78,7 +84,7 @@ def _match(request: Request, pk: int) -> Match:
 
 def _match_response(match: Match, code: int = 200) -> Response:
     progress = selectors.match_progress(match=match)
-    return Response(s.MatchSerializer(progress).data, status=code)
+    return Response(MatchSerializer(progress).data, status=code)
 
 
 class MatchList(ApiView):
@@ -88,19 +94,19 @@ class MatchList(ApiView):
     the workers, until the sequential test decides (docs/tournaments.md, "Matches")."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.MatchSerializer
+    serializer_class = MatchSerializer
 
-    @extend_schema(responses=s.MatchSerializer(many=True), operation_id="matches_list")
+    @extend_schema(responses=MatchSerializer(many=True), operation_id="matches_list")
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(selectors.match_list(user=request.user))
         assert page is not None
         return self.get_paginated_response(
-            [s.MatchSerializer(selectors.match_progress(match=m)).data for m in page]
+            [MatchSerializer(selectors.match_progress(match=m)).data for m in page]
         )
 
-    @extend_schema(request=s.MatchCreateSerializer, responses={201: s.MatchSerializer})
+    @extend_schema(request=MatchCreateSerializer, responses={201: MatchSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(s.MatchCreateSerializer, request.data)
+        data = _validated(MatchCreateSerializer, request.data)
         for role in ("candidate", "baseline"):
             if role in data:
                 data[role] = get_object_or_404(
@@ -115,7 +121,7 @@ class MatchDetail(ApiView):
     its 95% interval, the log-likelihood ratio and its bounds, the verdict. Poll it."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.MatchSerializer
+    serializer_class = MatchSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         return _match_response(_match(request, pk))
@@ -125,7 +131,7 @@ class MatchCancel(ApiView):
     """Stop a running match of yours (staff: any); its batch in flight is still recorded."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.MatchSerializer
+    serializer_class = MatchSerializer
 
     @extend_schema(request=None)
     def post(self, request: Request, pk: int) -> Response:

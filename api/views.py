@@ -33,10 +33,42 @@ from tournaments.models import Bot, BotVersion, Deal, Table, Tournament
 from tournaments.tournament_settings import TournamentSettings
 
 from . import accounts, caching, permissions
-from . import serializers as s
 from .downloads import content_disposition
 from .exceptions import Hidden
 from .parsers import BotUploadParser
+from .serializers import (
+    BotCreateSerializer,
+    BotSerializer,
+    DealAuditSerializer,
+    DealReplaySerializer,
+    EntryCreateSerializer,
+    EntrySerializer,
+    GameSerializer,
+    MeSerializer,
+    PracticeCreateSerializer,
+    PracticeSerializer,
+    ProgressSerializer,
+    RankingFilterSerializer,
+    RatingHistoryFilterSerializer,
+    RatingHistorySerializer,
+    RatingSerializer,
+    RoundSerializer,
+    SeatLogSerializer,
+    SignupSerializer,
+    StandingSerializer,
+    TableDetailSerializer,
+    TableFilterSerializer,
+    TableSerializer,
+    TokenRequestSerializer,
+    TokenSerializer,
+    TournamentDetailSerializer,
+    TournamentFilterSerializer,
+    TournamentSerializer,
+    TournamentWriteSerializer,
+    VersionDetailSerializer,
+    VersionSerializer,
+    VersionUploadSerializer,
+)
 
 ResponseT = TypeVar("ResponseT", bound=HttpResponseBase)
 
@@ -115,12 +147,12 @@ class TokenView(_LoginEndpoint):
         return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
 
     @extend_schema(
-        request=s.TokenRequestSerializer, responses=s.TokenSerializer, operation_id="token_obtain"
+        request=TokenRequestSerializer, responses=TokenSerializer, operation_id="token_obtain"
     )
     def post(self, request: Request) -> Response:
-        data = _validated(s.TokenRequestSerializer, request.data)
+        data = _validated(TokenRequestSerializer, request.data)
         issued = accounts.token_obtain(**data, request=request)
-        return Response(s.TokenSerializer(issued).data)
+        return Response(TokenSerializer(issued).data)
 
     @extend_schema(request=None, responses={204: None}, operation_id="token_revoke")
     def delete(self, request: Request) -> Response:
@@ -133,11 +165,11 @@ class SignupView(_LoginEndpoint):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(request=s.SignupSerializer, responses={201: s.TokenSerializer})
+    @extend_schema(request=SignupSerializer, responses={201: TokenSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(s.SignupSerializer, request.data)
+        data = _validated(SignupSerializer, request.data)
         issued = accounts.user_signup(**data, request=request)
-        return Response(s.TokenSerializer(issued).data, status=status.HTTP_201_CREATED)
+        return Response(TokenSerializer(issued).data, status=status.HTTP_201_CREATED)
 
 
 class MeView(APIView):
@@ -145,11 +177,11 @@ class MeView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=s.MeSerializer)
+    @extend_schema(responses=MeSerializer)
     def get(self, request: Request) -> Response:
         user = request.user
         return Response(
-            s.MeSerializer(
+            MeSerializer(
                 {
                     "id": user.pk,
                     "username": user.get_username(),
@@ -169,23 +201,23 @@ class GameList(ApiView):
     """Every game, its presets and its rule options (type, default, allowed values)."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.GameSerializer
+    serializer_class = GameSerializer
 
-    @extend_schema(responses=s.GameSerializer(many=True), operation_id="games_list")
+    @extend_schema(responses=GameSerializer(many=True), operation_id="games_list")
     def get(self, request: Request) -> Response:
-        return self.paginated(games.catalogue(), s.GameSerializer)
+        return self.paginated(games.catalogue(), GameSerializer)
 
 
 class GameDetail(ApiView):
     """One game, its presets and its rule options."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.GameSerializer
+    serializer_class = GameSerializer
 
     def get(self, request: Request, name: str) -> Response:
         for game in games.catalogue():
             if game["name"] == name:
-                return Response(s.GameSerializer(game).data)
+                return Response(GameSerializer(game).data)
         raise NotFound(f"no game named {name!r}")
 
 
@@ -202,27 +234,27 @@ class BotList(ApiView):
     """Your bots (GET), or a new bot (POST): a name and a game; its code comes in versions."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.BotSerializer
+    serializer_class = BotSerializer
 
-    @extend_schema(responses=s.BotSerializer(many=True), operation_id="bots_list")
+    @extend_schema(responses=BotSerializer(many=True), operation_id="bots_list")
     def get(self, request: Request) -> Response:
-        return self.paginated(selectors.bot_list(owner_id=_user(request).pk), s.BotSerializer)
+        return self.paginated(selectors.bot_list(owner_id=_user(request).pk), BotSerializer)
 
-    @extend_schema(request=s.BotCreateSerializer, responses={201: s.BotSerializer})
+    @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(s.BotCreateSerializer, request.data)
+        data = _validated(BotCreateSerializer, request.data)
         bot = services.bot_create(owner=_user(request), **data)
-        return Response(s.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+        return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
 class BotDetail(ApiView):
     """A bot's public profile."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.BotSerializer
+    serializer_class = BotSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        return Response(s.BotSerializer(_bot(pk)).data)
+        return Response(BotSerializer(_bot(pk)).data)
 
 
 class BotVersionList(ApiView):
@@ -235,24 +267,24 @@ class BotVersionList(ApiView):
     """
 
     permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
-    serializer_class = s.VersionSerializer
+    serializer_class = VersionSerializer
     parser_classes = [BotUploadParser]
 
-    @extend_schema(responses=s.VersionSerializer(many=True), operation_id="bots_versions_list")
+    @extend_schema(responses=VersionSerializer(many=True), operation_id="bots_versions_list")
     def get(self, request: Request, pk: int) -> Response:
         bot = _bot(pk)
         self.check_object_permissions(request, bot)
-        return self.paginated(selectors.bot_versions(bot=bot), s.VersionSerializer)
+        return self.paginated(selectors.bot_versions(bot=bot), VersionSerializer)
 
-    @extend_schema(request=s.VersionUploadSerializer, responses={201: s.VersionDetailSerializer})
+    @extend_schema(request=VersionUploadSerializer, responses={201: VersionDetailSerializer})
     def post(self, request: Request, pk: int) -> Response:
         bot = _bot(pk)
         self.check_object_permissions(request, bot)
-        upload = _validated(s.VersionUploadSerializer, request.data)["file"]
+        upload = _validated(VersionUploadSerializer, request.data)["file"]
         version = services.bot_version_create(
             bot=bot, content=upload.read(), filename=upload.name or ""
         )
-        return Response(s.VersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
+        return Response(VersionDetailSerializer(version).data, status=status.HTTP_201_CREATED)
 
 
 def _version(request: Request, view: APIView, pk: int, number: int) -> BotVersion:
@@ -268,10 +300,10 @@ class BotVersionDetail(ApiView):
     validation report. Its owner and staff only."""
 
     permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
-    serializer_class = s.VersionDetailSerializer
+    serializer_class = VersionDetailSerializer
 
     def get(self, request: Request, pk: int, number: int) -> Response:
-        return Response(s.VersionDetailSerializer(_version(request, self, pk, number)).data)
+        return Response(VersionDetailSerializer(_version(request, self, pk, number)).data)
 
 
 class VersionTry(ApiView):
@@ -281,9 +313,9 @@ class VersionTry(ApiView):
     list shows them (docs/members.md, "Try it")."""
 
     permission_classes = [IsAuthenticated, permissions.OwnerOrStaffReads]
-    serializer_class = s.PracticeSerializer
+    serializer_class = PracticeSerializer
 
-    @extend_schema(responses=s.PracticeSerializer(many=True), operation_id="bots_versions_try_list")
+    @extend_schema(responses=PracticeSerializer(many=True), operation_id="bots_versions_try_list")
     def get(self, request: Request, pk: int, number: int) -> Response:
         version = _version(request, self, pk, number)
         lines = member_selectors.version_practices(user=request.user, version=version)
@@ -298,17 +330,17 @@ class VersionTry(ApiView):
             )
             for line in shown
         ]
-        return paginator.get_paginated_response(s.PracticeSerializer(pages, many=True).data)
+        return paginator.get_paginated_response(PracticeSerializer(pages, many=True).data)
 
-    @extend_schema(request=s.PracticeCreateSerializer, responses={201: s.PracticeSerializer})
+    @extend_schema(request=PracticeCreateSerializer, responses={201: PracticeSerializer})
     def post(self, request: Request, pk: int, number: int) -> Response:
-        data = _validated(s.PracticeCreateSerializer, request.data)
+        data = _validated(PracticeCreateSerializer, request.data)
         version = _version(request, self, pk, number)  # its owner only (403)
         practice = services.practice_create(owner=_user(request), version=version, **data)
         page = member_selectors.practice_page(
             user=request.user, practice_id=practice.pk, results=False
         )
-        return Response(s.PracticeSerializer(page).data, status=status.HTTP_201_CREATED)
+        return Response(PracticeSerializer(page).data, status=status.HTTP_201_CREATED)
 
 
 class PracticeDetail(ApiView):
@@ -317,14 +349,14 @@ class PracticeDetail(ApiView):
     staff once it is over; 404 for anyone else."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.PracticeSerializer
+    serializer_class = PracticeSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         try:
             page = member_selectors.practice_page(user=request.user, practice_id=pk, results=False)
         except Http404:
             raise NotFound() from None
-        return Response(s.PracticeSerializer(page).data)
+        return Response(PracticeSerializer(page).data)
 
 
 class BinaryRenderer(BaseRenderer):
@@ -367,19 +399,19 @@ class BotRatingHistory(ApiView):
     """A bot's rating after each table it played (oldest first), in one preset family."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.RatingHistorySerializer
+    serializer_class = RatingHistorySerializer
 
     @extend_schema(
-        parameters=[s.RatingHistoryFilterSerializer],
-        responses=s.RatingHistorySerializer(many=True),
+        parameters=[RatingHistoryFilterSerializer],
+        responses=RatingHistorySerializer(many=True),
         operation_id="bots_ratings_list",
     )
     def get(self, request: Request, pk: int) -> Response:
         bot = _bot(pk)
-        query = _validated(s.RatingHistoryFilterSerializer, request.query_params)
+        query = _validated(RatingHistoryFilterSerializer, request.query_params)
         family = ratings.preset_family(bot.game, query["preset"]) if "preset" in query else None
         return self.paginated(
-            selectors.bot_rating_history(bot=bot, family=family), s.RatingHistorySerializer
+            selectors.bot_rating_history(bot=bot, family=family), RatingHistorySerializer
         )
 
 
@@ -409,7 +441,7 @@ def _tournament_of(request: Request, pk: int) -> Tournament:
 
 def _tournament_response(request: Request, tournament: Tournament, code: int = 200) -> Response:
     fresh = _tournament(request, tournament.pk)
-    return Response(s.TournamentDetailSerializer(fresh).data, status=code)
+    return Response(TournamentDetailSerializer(fresh).data, status=code)
 
 
 class TournamentList(ApiView):
@@ -417,15 +449,15 @@ class TournamentList(ApiView):
     (organisers: it starts as a draft)."""
 
     permission_classes = [permissions.IsOrganiser]
-    serializer_class = s.TournamentSerializer
+    serializer_class = TournamentSerializer
 
     @extend_schema(
-        parameters=[s.TournamentFilterSerializer],
-        responses=s.TournamentSerializer(many=True),
+        parameters=[TournamentFilterSerializer],
+        responses=TournamentSerializer(many=True),
         operation_id="tournaments_list",
     )
     def get(self, request: Request) -> Response:
-        query = _validated(s.TournamentFilterSerializer, request.query_params)
+        query = _validated(TournamentFilterSerializer, request.query_params)
         ordering = query.get("ordering", "-created_at")
         tournaments = (
             _tournaments(request)
@@ -434,13 +466,11 @@ class TournamentList(ApiView):
             )
             .order_by(ordering, "-pk" if ordering.startswith("-") else "pk")
         )
-        return self.paginated(tournaments, s.TournamentSerializer)
+        return self.paginated(tournaments, TournamentSerializer)
 
-    @extend_schema(
-        request=s.TournamentWriteSerializer, responses={201: s.TournamentDetailSerializer}
-    )
+    @extend_schema(request=TournamentWriteSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(s.TournamentWriteSerializer, request.data)
+        data = _validated(TournamentWriteSerializer, request.data)
         tournament = services.tournament_create(
             organiser=_user(request), settings=TournamentSettings(**data)
         )
@@ -452,16 +482,16 @@ class TournamentDetail(ApiView):
     Its organiser (or staff) may change it before it starts."""
 
     permission_classes = [permissions.RunsTournament]
-    serializer_class = s.TournamentDetailSerializer
+    serializer_class = TournamentDetailSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        return Response(s.TournamentDetailSerializer(_tournament(request, pk)).data)
+        return Response(TournamentDetailSerializer(_tournament(request, pk)).data)
 
-    @extend_schema(request=s.TournamentWriteSerializer(partial=True))
+    @extend_schema(request=TournamentWriteSerializer(partial=True))
     def patch(self, request: Request, pk: int) -> Response:
         tournament = _tournament(request, pk)
         self.check_object_permissions(request, tournament)
-        serializer = s.TournamentWriteSerializer(data=request.data, partial=True)
+        serializer = TournamentWriteSerializer(data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         tournament = services.tournament_update(tournament=tournament, **serializer.validated_data)
         return _tournament_response(request, tournament)
@@ -469,7 +499,7 @@ class TournamentDetail(ApiView):
 
 class _TournamentAction(ApiView):
     permission_classes = [IsAuthenticated, permissions.RunsTournament]
-    serializer_class = s.TournamentDetailSerializer
+    serializer_class = TournamentDetailSerializer
 
     def act(self, tournament: Tournament) -> object:
         raise NotImplementedError
@@ -508,19 +538,17 @@ class EntryList(ApiView):
     """The entries of a tournament, or enter one of your ready bot versions (while it is open).
     The version is frozen for the whole tournament."""
 
-    serializer_class = s.EntrySerializer
+    serializer_class = EntrySerializer
 
-    @extend_schema(responses=s.EntrySerializer(many=True), operation_id="tournaments_entries_list")
+    @extend_schema(responses=EntrySerializer(many=True), operation_id="tournaments_entries_list")
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
-        return self.paginated(
-            selectors.tournament_entries(tournament=tournament), s.EntrySerializer
-        )
+        return self.paginated(selectors.tournament_entries(tournament=tournament), EntrySerializer)
 
-    @extend_schema(request=s.EntryCreateSerializer, responses={201: s.EntrySerializer})
+    @extend_schema(request=EntryCreateSerializer, responses={201: EntrySerializer})
     def post(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
-        data = _validated(s.EntryCreateSerializer, request.data)
+        data = _validated(EntryCreateSerializer, request.data)
         version = get_object_or_404(
             BotVersion.objects.select_related("bot").defer("content"), pk=data["version"]
         )
@@ -528,7 +556,7 @@ class EntryList(ApiView):
             raise ApplicationError("you can only enter your own bots", code="not_owner")
         entry = services.entry_register(tournament=tournament, version=version, user=_user(request))
         fresh = get_object_or_404(selectors.tournament_entries(tournament=tournament), pk=entry.pk)
-        return Response(s.EntrySerializer(fresh).data, status=status.HTTP_201_CREATED)
+        return Response(EntrySerializer(fresh).data, status=status.HTTP_201_CREATED)
 
 
 class Standings(ApiView):
@@ -541,10 +569,10 @@ class Standings(ApiView):
     (``selectors.standings_version``): final standings are computed once."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.StandingSerializer
+    serializer_class = StandingSerializer
 
     @extend_schema(
-        responses=s.StandingSerializer(many=True), operation_id="tournaments_standings_list"
+        responses=StandingSerializer(many=True), operation_id="tournaments_standings_list"
     )
     def get(self, request: Request, pk: int) -> HttpResponseBase:
         # Final standings are public and never change: their pages are kept as the bytes
@@ -567,7 +595,7 @@ class Standings(ApiView):
                 f"api:v1:standings:{tournament.pk}:{version}",
                 lambda: [
                     dict(row)
-                    for row in s.StandingSerializer(
+                    for row in StandingSerializer(
                         selectors.standings_for_tournament(tournament=tournament),
                         many=True,
                         context={
@@ -591,7 +619,7 @@ class ProgressView(ApiView):
     """How far a tournament is: tables by status, the round being played; poll it."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.ProgressSerializer
+    serializer_class = ProgressSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
@@ -605,40 +633,40 @@ class ProgressView(ApiView):
             "needs_attention": tournament.status == Tournament.Status.RUNNING
             and progress.tables_failed > 0,
         }
-        return Response(s.ProgressSerializer(data).data)
+        return Response(ProgressSerializer(data).data)
 
 
 class RoundList(ApiView):
     """The rounds of a tournament seated so far."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.RoundSerializer
+    serializer_class = RoundSerializer
 
-    @extend_schema(responses=s.RoundSerializer(many=True), operation_id="tournaments_rounds_list")
+    @extend_schema(responses=RoundSerializer(many=True), operation_id="tournaments_rounds_list")
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
         rounds = selectors.tournament_rounds(tournament=tournament).annotate(
             table_count=Count("tables")
         )
-        return self.paginated(rounds, s.RoundSerializer)
+        return self.paginated(rounds, RoundSerializer)
 
 
 class TableList(ApiView):
     """The tables of a tournament (``?round=N`` for one round), with their seats."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.TableSerializer
+    serializer_class = TableSerializer
 
     @extend_schema(
-        parameters=[s.TableFilterSerializer],
-        responses=s.TableSerializer(many=True),
+        parameters=[TableFilterSerializer],
+        responses=TableSerializer(many=True),
         operation_id="tournaments_tables_list",
     )
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
-        query = _validated(s.TableFilterSerializer, request.query_params)
+        query = _validated(TableFilterSerializer, request.query_params)
         tables = selectors.tournament_tables(tournament=tournament, round_number=query.get("round"))
-        return self.paginated(tables, s.TableSerializer)
+        return self.paginated(tables, TableSerializer)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -660,14 +688,14 @@ class TableDetail(ApiView):
     faults), each deal's points and the faults. Until then those are null or empty."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.TableDetailSerializer
+    serializer_class = TableDetailSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         table = _visible_table(request, selectors.table_get(table_id=pk))
         shown = visibility.table_shown(user=request.user, table=table)
         table.deal_rows = selectors.table_deal_points(table=table) if shown else []  # type: ignore[attr-defined]
         table.fault_rows = list(table.fault_set.all()) if shown else []  # type: ignore[attr-defined]
-        return Response(s.TableDetailSerializer(table, context=self.get_serializer_context()).data)
+        return Response(TableDetailSerializer(table, context=self.get_serializer_context()).data)
 
 
 class TableLog(ApiView):
@@ -696,7 +724,7 @@ class SeatLogView(ApiView):
     to staff); the owner gets 403 ``hidden`` while the table is hidden."""
 
     permission_classes = [IsAuthenticated]
-    serializer_class = s.SeatLogSerializer
+    serializer_class = SeatLogSerializer
 
     def get(self, request: Request, pk: int, seat: int) -> Response:
         try:
@@ -705,7 +733,7 @@ class SeatLogView(ApiView):
             raise NotFound() from None
         except DjangoPermissionDenied as exc:
             raise Hidden(str(exc)) from None
-        return Response(s.SeatLogSerializer(log).data)
+        return Response(SeatLogSerializer(log).data)
 
 
 def _visible_deal(request: Request, pk: int) -> Deal:
@@ -725,9 +753,9 @@ class DealReplay(ApiView):
     reach this view, by :class:`api.replays.ReplayMiddleware`, with the same bytes."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.DealReplaySerializer
+    serializer_class = DealReplaySerializer
 
-    @extend_schema(responses=s.DealReplaySerializer)
+    @extend_schema(responses=DealReplaySerializer)
     def get(self, request: Request, pk: int) -> HttpResponse:
         # The replay was rendered once, when its table was recorded (a recorded deal never
         # changes): it is sent as stored, in one query that also says whether it may be shown.
@@ -748,11 +776,11 @@ class DealAuditView(ApiView):
     right seat, every point right, and the stored rows the same as the replay."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.DealAuditSerializer
+    serializer_class = DealAuditSerializer
 
     def get(self, request: Request, pk: int) -> Response:
         deal = _visible_deal(request, pk)
-        return Response(s.DealAuditSerializer(services.deal_audit(deal=deal).as_json()).data)
+        return Response(DealAuditSerializer(services.deal_audit(deal=deal).as_json()).data)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -765,20 +793,20 @@ class RankingList(ApiView):
     sigma and tables played, best first."""
 
     permission_classes = [AllowAny]
-    serializer_class = s.RatingSerializer
+    serializer_class = RatingSerializer
 
     @extend_schema(
-        parameters=[s.RankingFilterSerializer],
-        responses=s.RatingSerializer(many=True),
+        parameters=[RankingFilterSerializer],
+        responses=RatingSerializer(many=True),
         operation_id="rankings_list",
     )
     def get(self, request: Request) -> Response:
-        query = _validated(s.RankingFilterSerializer, request.query_params)
+        query = _validated(RankingFilterSerializer, request.query_params)
         family = ratings.preset_family(query["game"], query["preset"])
         leaderboard = selectors.rating_leaderboard(family=family).annotate(
             rank=Window(RowNumber(), order_by=[F("ordinal").desc(), F("pk").asc()])
         )
-        return self.paginated(leaderboard.order_by("-ordinal", "pk"), s.RatingSerializer)
+        return self.paginated(leaderboard.order_by("-ordinal", "pk"), RatingSerializer)
 
 
 class NotFoundView(APIView):
