@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from api.views import NotFoundView
+from api.views.base import NotFoundView
 from config.health import healthz
 from tournaments.pages.views import home
 

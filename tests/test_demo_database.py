@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from api import views
+from api.views.games import GameList
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -84,7 +84,7 @@ def test_an_api_server_error_is_json_even_with_debug_on(
     def broken(*_: Any, **__: Any) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(views.GameList, "get", broken)
+    monkeypatch.setattr(GameList, "get", broken)
     response = Client(raise_request_exception=False).get("/api/v1/games/")
 
     assert response.status_code == 500

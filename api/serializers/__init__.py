@@ -1,0 +1,1 @@
+"""Serializers of the API, one module per resource."""

@@ -1,0 +1,1 @@
+"""Views of the API, one module per resource (routed in :mod:`api.urls`)."""
