@@ -7,7 +7,7 @@ server spent about three times what the query costs on each answer (bench/api.py
 
 :class:`LeanReplays` wraps the WSGI application (``config/wsgi.py``) and answers the common
 case itself; every other request goes on, unchanged, to Django and
-:class:`api.views.tables.DealReplay`:
+:class:`api.views.deals.DealReplay`:
 
 * only ``GET``, without a query string, an ``Authorization`` header or a session cookie (an
   anonymous client: the answer is the same for everyone), for a media type JSON satisfies,
@@ -48,7 +48,7 @@ from tournaments import selectors
 
 from . import caching
 from .exceptions import exception_handler
-from .views.tables import DealReplay
+from .views.deals import DealReplay
 
 logger = logging.getLogger(__name__)
 

@@ -8,18 +8,18 @@ from api.views.base import NotFoundView
 from api.views.bots import (
     BotDetail,
     BotList,
-    BotRatingHistory,
     BotVersionCode,
     BotVersionDetail,
     BotVersionList,
     PracticeDetail,
     VersionTry,
 )
+from api.views.deals import DealAuditView, DealReplay
 from api.views.games import GameDetail, GameList
 from api.views.matches import MatchCancel, MatchDetail, MatchList
-from api.views.ratings import RankingList
+from api.views.ratings import BotRatingHistory, RankingList
 from api.views.statistics import Crosstable, Resolution
-from api.views.tables import DealAuditView, DealReplay, SeatLogView, TableDetail, TableLog
+from api.views.tables import SeatLogView, TableDetail, TableLog
 from api.views.tournaments import (
     EntryList,
     ProgressView,

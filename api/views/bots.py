@@ -1,4 +1,4 @@
-"""Views of bots, their versions, code, practice runs and rating history."""
+"""Views of bots, their versions, their code and practice runs."""
 
 from __future__ import annotations
 
@@ -27,9 +27,8 @@ from api.serializers.bots import (
     VersionSerializer,
     VersionUploadSerializer,
 )
-from api.serializers.ratings import RatingHistoryFilterSerializer, RatingHistorySerializer
 from api.views.base import ApiView, _user, _validated
-from tournaments import member_selectors, ratings, selectors, services
+from tournaments import member_selectors, selectors, services
 from tournaments.models import Bot, BotVersion
 
 
@@ -200,23 +199,3 @@ class BotVersionCode(ApiView):
         response["Content-Disposition"] = content_disposition(version.filename, default="bot")
         response["X-Content-SHA256"] = version.sha256
         return response
-
-
-class BotRatingHistory(ApiView):
-    """A bot's rating after each table it played (oldest first), in one preset family."""
-
-    permission_classes = [AllowAny]
-    serializer_class = RatingHistorySerializer
-
-    @extend_schema(
-        parameters=[RatingHistoryFilterSerializer],
-        responses=RatingHistorySerializer(many=True),
-        operation_id="bots_ratings_list",
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        bot = _bot(pk)
-        query = _validated(RatingHistoryFilterSerializer, request.query_params)
-        family = ratings.preset_family(bot.game, query["preset"]) if "preset" in query else None
-        return self.paginated(
-            selectors.bot_rating_history(bot=bot, family=family), RatingHistorySerializer
-        )

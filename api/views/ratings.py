@@ -1,4 +1,4 @@
-"""Views of the rating leaderboard."""
+"""Views of the rating leaderboard and a bot's rating history."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.serializers.ratings import RankingFilterSerializer, RatingSerializer
+from api.serializers.ratings import (
+    RankingFilterSerializer,
+    RatingHistoryFilterSerializer,
+    RatingHistorySerializer,
+    RatingSerializer,
+)
 from api.views.base import ApiView, _validated
+from api.views.bots import _bot
 from tournaments import ratings, selectors
 
 
@@ -33,3 +39,23 @@ class RankingList(ApiView):
             rank=Window(RowNumber(), order_by=[F("ordinal").desc(), F("pk").asc()])
         )
         return self.paginated(leaderboard.order_by("-ordinal", "pk"), RatingSerializer)
+
+
+class BotRatingHistory(ApiView):
+    """A bot's rating after each table it played (oldest first), in one preset family."""
+
+    permission_classes = [AllowAny]
+    serializer_class = RatingHistorySerializer
+
+    @extend_schema(
+        parameters=[RatingHistoryFilterSerializer],
+        responses=RatingHistorySerializer(many=True),
+        operation_id="bots_ratings_list",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        bot = _bot(pk)
+        query = _validated(RatingHistoryFilterSerializer, request.query_params)
+        family = ratings.preset_family(bot.game, query["preset"]) if "preset" in query else None
+        return self.paginated(
+            selectors.bot_rating_history(bot=bot, family=family), RatingHistorySerializer
+        )

@@ -1,9 +1,9 @@
-"""Views of a table, its log, a seat's log, and a deal's replay and audit."""
+"""Views of a table, its log and a seat's log."""
 
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -12,11 +12,10 @@ from rest_framework.response import Response
 
 from api.downloads import content_disposition
 from api.exceptions import Hidden
-from api.serializers.deals import DealAuditSerializer, DealReplaySerializer
 from api.serializers.tables import SeatLogSerializer, TableDetailSerializer
 from api.views.base import ApiView, _immutable
-from tournaments import member_selectors, selectors, services, visibility
-from tournaments.models import Deal, Table
+from tournaments import member_selectors, selectors, visibility
+from tournaments.models import Table
 
 
 def _visible_table(request: Request, table: Table) -> Table:
@@ -79,50 +78,3 @@ class SeatLogView(ApiView):
         except DjangoPermissionDenied as exc:
             raise Hidden(str(exc)) from None
         return Response(SeatLogSerializer(log).data)
-
-
-def _visible_deal(request: Request, pk: int) -> Deal:
-    deal = selectors.deal_get(deal_id=pk)
-    _visible_table(request, deal.table)
-    if not visibility.deal_shown(user=request.user, deal=deal):
-        raise Hidden(visibility.table_hidden_reason(table=deal.table))
-    return deal
-
-
-class DealReplay(ApiView):
-    """The replay of one deal of a finished table: the hands as dealt, the passes, every
-    trick (leader, cards in order, winner, points), every decision with its time and any
-    fault, and the points.
-
-    Most requests (anonymous ones, for a replay that may be shown) are answered before they
-    reach this view, by :class:`api.replays.ReplayMiddleware`, with the same bytes."""
-
-    permission_classes = [AllowAny]
-    serializer_class = DealReplaySerializer
-
-    @extend_schema(responses=DealReplaySerializer)
-    def get(self, request: Request, pk: int) -> HttpResponse:
-        # The replay was rendered once, when its table was recorded (a recorded deal never
-        # changes): it is sent as stored, in one query that also says whether it may be shown.
-        stored = selectors.deal_replay_stored(deal_id=pk)
-        if stored is not None and stored.visible and stored.document is not None:
-            return _immutable(HttpResponse(stored.document, content_type="application/json"))
-        # Hidden from the public (say why, or show it to whom it is shown: a practice run's
-        # author), missing, or recorded before replays were stored.
-        deal = _visible_deal(request, pk)
-        text = stored.document if stored is not None and stored.document else None
-        text = text or selectors.deal_replay_document(deal_id=deal.pk)
-        private = deal.table.tournament.practice
-        return _immutable(HttpResponse(text, content_type="application/json"), private=private)
-
-
-class DealAuditView(ApiView):
-    """Re-play the deal from its seed and log through the engine: every card legal, by the
-    right seat, every point right, and the stored rows the same as the replay."""
-
-    permission_classes = [AllowAny]
-    serializer_class = DealAuditSerializer
-
-    def get(self, request: Request, pk: int) -> Response:
-        deal = _visible_deal(request, pk)
-        return Response(DealAuditSerializer(services.deal_audit(deal=deal).as_json()).data)

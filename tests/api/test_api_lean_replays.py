@@ -18,7 +18,7 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from api import accounts, replays
-from api.views import tables as table_views
+from api.views import deals as deal_views
 from config.wsgi import application
 from tournaments import selectors
 from tournaments.models import DealReplay, Table
@@ -85,7 +85,7 @@ def _not_called(*args: Any, **kwargs: Any) -> Any:
 def test_anonymous_replays_are_answered_before_django_in_one_query(
     world: World, wsgi: Get, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(table_views.DealReplay, "get", _not_called)
+    monkeypatch.setattr(deal_views.DealReplay, "get", _not_called)
     pk = world.deal_done.pk
     for _ in range(2):  # nothing kept between requests: the query each time
         with CaptureQueriesContext(connection) as queries:
