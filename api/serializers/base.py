@@ -56,7 +56,7 @@ class OptionValueField(serializers.Field[Any, Any, Any, Any]):
 FieldT = TypeVar("FieldT", serializers.IntegerField, serializers.FloatField)
 
 
-def _bounded(field: Callable[..., FieldT], setting: str, **kwargs: Any) -> FieldT:
+def bounded(field: Callable[..., FieldT], setting: str, **kwargs: Any) -> FieldT:
     """A number field with the bounds of a tournament setting (the services check them too)."""
     bound = BOUNDS[setting]
     low, high = (

@@ -7,13 +7,13 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers.base import QuerySerializer, _bounded
+from api.serializers.base import QuerySerializer, bounded
 from tournaments import visibility
 from tournaments.models import Seat, Table
 
 
 class TableFilterSerializer(QuerySerializer):
-    round = _bounded(serializers.IntegerField, "rounds", required=False)
+    round = bounded(serializers.IntegerField, "rounds", required=False)
 
 
 _HIDDEN_HELP = " Null until the table's results are shown."

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 import games
-from api.serializers.base import OptionValueField, QuerySerializer, StrictSerializer, _bounded
+from api.serializers.base import OptionValueField, QuerySerializer, StrictSerializer, bounded
 from api.serializers.statistics import EntryConfidenceSerializer
 from tournaments import formats, visibility
 from tournaments.models import Entry, Round, Tournament
@@ -26,9 +26,9 @@ class TournamentWriteSerializer(StrictSerializer):
         required=False,
         help_text="Rule option overrides, by name (GET /api/v1/games/ lists them).",
     )
-    table_size = _bounded(serializers.IntegerField, "table_size", required=False)
-    rounds = _bounded(serializers.IntegerField, "rounds")
-    deals_per_table = _bounded(serializers.IntegerField, "deals_per_table")
+    table_size = bounded(serializers.IntegerField, "table_size", required=False)
+    rounds = bounded(serializers.IntegerField, "rounds")
+    deals_per_table = bounded(serializers.IntegerField, "deals_per_table")
     seating = serializers.ChoiceField(choices=formats.format_names(), required=False)
     duplicate = serializers.BooleanField(required=False)
     place_points = serializers.ListField(
@@ -38,10 +38,10 @@ class TournamentWriteSerializer(StrictSerializer):
         max_length=10,
         required=False,
     )
-    decision_seconds = _bounded(serializers.FloatField, "decision_seconds", required=False)
-    bank_seconds = _bounded(serializers.FloatField, "bank_seconds", required=False)
-    startup_seconds = _bounded(serializers.FloatField, "startup_seconds", required=False)
-    max_faults = _bounded(serializers.IntegerField, "max_faults", required=False)
+    decision_seconds = bounded(serializers.FloatField, "decision_seconds", required=False)
+    bank_seconds = bounded(serializers.FloatField, "bank_seconds", required=False)
+    startup_seconds = bounded(serializers.FloatField, "startup_seconds", required=False)
+    max_faults = bounded(serializers.IntegerField, "max_faults", required=False)
     house_bot = serializers.CharField(max_length=32, required=False)
     allow_multiple_entries = serializers.BooleanField(required=False)
     registration_opens_at = serializers.DateTimeField(required=False, allow_null=True)

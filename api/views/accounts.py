@@ -18,13 +18,15 @@ from api.serializers.accounts import (
     TokenRequestSerializer,
     TokenSerializer,
 )
-from api.views.base import _validated
+from api.views.base import validated
 
 
 class _LoginEndpoint(APIView):
-    """An endpoint that takes a username and password: a ``POST`` ignores the ``Authorization``
-    header and the session, so that its throttle counts the caller's address (the anonymous
-    rate), whatever token comes with it."""
+    """An endpoint that takes a username and password.
+
+    A ``POST`` ignores the ``Authorization`` header and the session, so that its throttle
+    counts the caller's address (the anonymous rate), whatever token comes with it.
+    """
 
     def get_authenticators(self) -> list[Any]:
         # Called before the DRF request exists: self.request is Django's (None when the
@@ -52,7 +54,7 @@ class TokenView(_LoginEndpoint):
         request=TokenRequestSerializer, responses=TokenSerializer, operation_id="token_obtain"
     )
     def post(self, request: Request) -> Response:
-        data = _validated(TokenRequestSerializer, request.data)
+        data = validated(TokenRequestSerializer, request.data)
         issued = accounts.token_obtain(**data, request=request)
         return Response(TokenSerializer(issued).data)
 
@@ -69,7 +71,7 @@ class SignupView(_LoginEndpoint):
 
     @extend_schema(request=SignupSerializer, responses={201: TokenSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(SignupSerializer, request.data)
+        data = validated(SignupSerializer, request.data)
         issued = accounts.user_signup(**data, request=request)
         return Response(TokenSerializer(issued).data, status=status.HTTP_201_CREATED)
 

@@ -24,7 +24,7 @@ from api import caching
 ResponseT = TypeVar("ResponseT", bound=HttpResponseBase)
 
 
-def _user(request: Request) -> User:
+def request_user(request: Request) -> User:
     """The logged-in user (the view's permissions have made sure there is one)."""
     user = request.user
     if not isinstance(user, User):
@@ -32,16 +32,19 @@ def _user(request: Request) -> User:
     return user
 
 
-def _validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[str, Any]:
+def validated(serializer_class: type[BaseSerializer[Any]], data: Any) -> dict[str, Any]:
+    """The input ``data`` as ``serializer_class`` validated it (a 400 if it is wrong)."""
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
 
 
-def _immutable(response: ResponseT, *, private: bool = False) -> ResponseT:
-    """Mark an answer that will never change (a replay, final standings): any client or
-    proxy may keep it; only the client, if it is ``private`` (a practice run's: its author's
-    and staff's only)."""
+def immutable(response: ResponseT, *, private: bool = False) -> ResponseT:
+    """Mark ``response`` as one that will never change.
+
+    Any client or proxy may keep it (a replay, final standings); only the client if it is
+    ``private`` (a practice run's: its author's and staff's only).
+    """
     scope = "private" if private else "public"
     response["Cache-Control"] = f"{scope}, max-age={caching.TIMEOUT}"
     return response

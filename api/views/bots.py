@@ -27,12 +27,12 @@ from api.serializers.bots import (
     VersionSerializer,
     VersionUploadSerializer,
 )
-from api.views.base import ApiView, _user, _validated
+from api.views.base import ApiView, request_user, validated
 from tournaments import member_selectors, selectors, services
 from tournaments.models import Bot, BotVersion
 
 
-def _bot(pk: int) -> Bot:
+def bot_or_404(pk: int) -> Bot:
     return get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
 
 
@@ -44,12 +44,12 @@ class BotList(ApiView):
 
     @extend_schema(responses=BotSerializer(many=True), operation_id="bots_list")
     def get(self, request: Request) -> Response:
-        return self.paginated(selectors.bot_list(owner_id=_user(request).pk), BotSerializer)
+        return self.paginated(selectors.bot_list(owner_id=request_user(request).pk), BotSerializer)
 
     @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(BotCreateSerializer, request.data)
-        bot = services.bot_create(owner=_user(request), **data)
+        data = validated(BotCreateSerializer, request.data)
+        bot = services.bot_create(owner=request_user(request), **data)
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
@@ -60,7 +60,7 @@ class BotDetail(ApiView):
     serializer_class = BotSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        return Response(BotSerializer(_bot(pk)).data)
+        return Response(BotSerializer(bot_or_404(pk)).data)
 
 
 class BotVersionList(ApiView):
@@ -78,15 +78,15 @@ class BotVersionList(ApiView):
 
     @extend_schema(responses=VersionSerializer(many=True), operation_id="bots_versions_list")
     def get(self, request: Request, pk: int) -> Response:
-        bot = _bot(pk)
+        bot = bot_or_404(pk)
         self.check_object_permissions(request, bot)
         return self.paginated(selectors.bot_versions(bot=bot), VersionSerializer)
 
     @extend_schema(request=VersionUploadSerializer, responses={201: VersionDetailSerializer})
     def post(self, request: Request, pk: int) -> Response:
-        bot = _bot(pk)
+        bot = bot_or_404(pk)
         self.check_object_permissions(request, bot)
-        upload = _validated(VersionUploadSerializer, request.data)["file"]
+        upload = validated(VersionUploadSerializer, request.data)["file"]
         version = services.bot_version_create(
             bot=bot, content=upload.read(), filename=upload.name or ""
         )
@@ -94,7 +94,7 @@ class BotVersionList(ApiView):
 
 
 def _version(request: Request, view: APIView, pk: int, number: int) -> BotVersion:
-    bot = _bot(pk)
+    bot = bot_or_404(pk)
     view.check_object_permissions(request, bot)
     version = get_object_or_404(selectors.bot_versions(bot=bot), number=number)
     version.bot = bot
@@ -140,9 +140,9 @@ class VersionTry(ApiView):
 
     @extend_schema(request=PracticeCreateSerializer, responses={201: PracticeSerializer})
     def post(self, request: Request, pk: int, number: int) -> Response:
-        data = _validated(PracticeCreateSerializer, request.data)
+        data = validated(PracticeCreateSerializer, request.data)
         version = _version(request, self, pk, number)  # its owner only (403)
-        practice = services.practice_create(owner=_user(request), version=version, **data)
+        practice = services.practice_create(owner=request_user(request), version=version, **data)
         page = member_selectors.practice_page(
             user=request.user, practice_id=practice.pk, results=False
         )

@@ -10,15 +10,15 @@ from rest_framework.response import Response
 
 from api.exceptions import Hidden
 from api.serializers.deals import DealAuditSerializer, DealReplaySerializer
-from api.views.base import ApiView, _immutable
-from api.views.tables import _visible_table
+from api.views.base import ApiView, immutable
+from api.views.tables import visible_table
 from tournaments import selectors, services, visibility
 from tournaments.models import Deal
 
 
 def _visible_deal(request: Request, pk: int) -> Deal:
     deal = selectors.deal_get(deal_id=pk)
-    _visible_table(request, deal.table)
+    visible_table(request, deal.table)
     if not visibility.deal_shown(user=request.user, deal=deal):
         raise Hidden(visibility.table_hidden_reason(table=deal.table))
     return deal
@@ -41,14 +41,14 @@ class DealReplay(ApiView):
         # changes): it is sent as stored, in one query that also says whether it may be shown.
         stored = selectors.deal_replay_stored(deal_id=pk)
         if stored is not None and stored.visible and stored.document is not None:
-            return _immutable(HttpResponse(stored.document, content_type="application/json"))
+            return immutable(HttpResponse(stored.document, content_type="application/json"))
         # Hidden from the public (say why, or show it to whom it is shown: a practice run's
         # author), missing, or recorded before replays were stored.
         deal = _visible_deal(request, pk)
         text = stored.document if stored is not None and stored.document else None
         text = text or selectors.deal_replay_document(deal_id=deal.pk)
         private = deal.table.tournament.practice
-        return _immutable(HttpResponse(text, content_type="application/json"), private=private)
+        return immutable(HttpResponse(text, content_type="application/json"), private=private)
 
 
 class DealAuditView(ApiView):

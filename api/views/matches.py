@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.serializers.matches import MatchCreateSerializer, MatchSerializer
-from api.views.base import ApiView, _user, _validated
+from api.views.base import ApiView, request_user, validated
 from tournaments import selectors, services
 from tournaments.models import BotVersion, Match
 
@@ -44,13 +44,13 @@ class MatchList(ApiView):
 
     @extend_schema(request=MatchCreateSerializer, responses={201: MatchSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(MatchCreateSerializer, request.data)
+        data = validated(MatchCreateSerializer, request.data)
         for role in ("candidate", "baseline"):
             if role in data:
                 data[role] = get_object_or_404(
                     BotVersion.objects.select_related("bot").defer("content"), pk=data[role]
                 )
-        match = services.match_create(owner=_user(request), **data)
+        match = services.match_create(owner=request_user(request), **data)
         return _match_response(_match(request, match.pk), status.HTTP_201_CREATED)
 
 

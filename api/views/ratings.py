@@ -15,8 +15,8 @@ from api.serializers.ratings import (
     RatingHistorySerializer,
     RatingSerializer,
 )
-from api.views.base import ApiView, _validated
-from api.views.bots import _bot
+from api.views.base import ApiView, validated
+from api.views.bots import bot_or_404
 from tournaments import ratings, selectors
 
 
@@ -33,7 +33,7 @@ class RankingList(ApiView):
         operation_id="rankings_list",
     )
     def get(self, request: Request) -> Response:
-        query = _validated(RankingFilterSerializer, request.query_params)
+        query = validated(RankingFilterSerializer, request.query_params)
         family = ratings.preset_family(query["game"], query["preset"])
         leaderboard = selectors.rating_leaderboard(family=family).annotate(
             rank=Window(RowNumber(), order_by=[F("ordinal").desc(), F("pk").asc()])
@@ -53,8 +53,8 @@ class BotRatingHistory(ApiView):
         operation_id="bots_ratings_list",
     )
     def get(self, request: Request, pk: int) -> Response:
-        bot = _bot(pk)
-        query = _validated(RatingHistoryFilterSerializer, request.query_params)
+        bot = bot_or_404(pk)
+        query = validated(RatingHistoryFilterSerializer, request.query_params)
         family = ratings.preset_family(bot.game, query["preset"]) if "preset" in query else None
         return self.paginated(
             selectors.bot_rating_history(bot=bot, family=family), RatingHistorySerializer

@@ -20,7 +20,7 @@ from api.serializers.statistics import (
     ResolutionQuerySerializer,
     ResolutionSerializer,
 )
-from api.views.base import ApiView, _immutable, _validated
+from api.views.base import ApiView, immutable, validated
 from tournaments import selectors
 from tournaments.models import Tournament
 
@@ -48,7 +48,7 @@ class Crosstable(ApiView):
             "pairs": table.pairs,
         }
         response = Response(CrosstableSerializer(data).data)
-        return _immutable(response) if figures.version == "final" else response
+        return immutable(response) if figures.version == "final" else response
 
 
 class Resolution(ApiView):
@@ -64,6 +64,6 @@ class Resolution(ApiView):
 
     @extend_schema(parameters=[ResolutionQuerySerializer])
     def get(self, request: Request) -> Response:
-        query = _validated(ResolutionQuerySerializer, request.query_params)
+        query = validated(ResolutionQuerySerializer, request.query_params)
         report = selectors.tournament_resolution(**query)
         return Response(ResolutionSerializer(report).data)

@@ -13,14 +13,17 @@ from rest_framework.response import Response
 from api.downloads import content_disposition
 from api.exceptions import Hidden
 from api.serializers.tables import SeatLogSerializer, TableDetailSerializer
-from api.views.base import ApiView, _immutable
+from api.views.base import ApiView, immutable
 from tournaments import member_selectors, selectors, visibility
 from tournaments.models import Table
 
 
-def _visible_table(request: Request, table: Table) -> Table:
-    """404 for a table of a tournament the user may not see (a draft: drafts have no tables,
-    but still). Whether what it played may be shown is :func:`visibility.table_shown`."""
+def visible_table(request: Request, table: Table) -> Table:
+    """The table, or a 404 if the user may not see its tournament.
+
+    (A draft: drafts have no tables, but still.) Whether what it played may be shown is
+    :func:`visibility.table_shown`.
+    """
     if not visibility.tournament_shown(user=request.user, tournament=table.tournament):
         raise NotFound()
     return table
@@ -35,7 +38,7 @@ class TableDetail(ApiView):
     serializer_class = TableDetailSerializer
 
     def get(self, request: Request, pk: int) -> Response:
-        table = _visible_table(request, selectors.table_get(table_id=pk))
+        table = visible_table(request, selectors.table_get(table_id=pk))
         shown = visibility.table_shown(user=request.user, table=table)
         table.deal_rows = selectors.table_deal_points(table=table) if shown else []  # type: ignore[attr-defined]
         table.fault_rows = list(table.fault_set.all()) if shown else []  # type: ignore[attr-defined]
@@ -50,10 +53,10 @@ class TableLog(ApiView):
 
     @extend_schema(responses={200: OpenApiResponse(description="A tapis-replay log (v1).")})
     def get(self, request: Request, pk: int) -> Response:
-        table = _visible_table(request, selectors.table_get(table_id=pk))
+        table = visible_table(request, selectors.table_get(table_id=pk))
         if not visibility.table_shown(user=request.user, table=table):
             raise Hidden(visibility.table_hidden_reason(table=table))
-        response = _immutable(
+        response = immutable(
             Response(selectors.table_log(table=table)), private=table.tournament.practice
         )
         response["Content-Disposition"] = content_disposition(f"table-{table.pk}.json")

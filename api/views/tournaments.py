@@ -27,7 +27,7 @@ from api.serializers.tournaments import (
     TournamentSerializer,
     TournamentWriteSerializer,
 )
-from api.views.base import ApiView, _immutable, _user, _validated
+from api.views.base import ApiView, immutable, request_user, validated
 from tournaments import selectors, services
 from tournaments.errors import ApplicationError
 from tournaments.models import BotVersion, Tournament
@@ -71,7 +71,7 @@ class TournamentList(ApiView):
         operation_id="tournaments_list",
     )
     def get(self, request: Request) -> Response:
-        query = _validated(TournamentFilterSerializer, request.query_params)
+        query = validated(TournamentFilterSerializer, request.query_params)
         ordering = query.get("ordering", "-created_at")
         tournaments = (
             _tournaments(request)
@@ -84,9 +84,9 @@ class TournamentList(ApiView):
 
     @extend_schema(request=TournamentWriteSerializer, responses={201: TournamentDetailSerializer})
     def post(self, request: Request) -> Response:
-        data = _validated(TournamentWriteSerializer, request.data)
+        data = validated(TournamentWriteSerializer, request.data)
         tournament = services.tournament_create(
-            organiser=_user(request), settings=TournamentSettings(**data)
+            organiser=request_user(request), settings=TournamentSettings(**data)
         )
         return _tournament_response(request, tournament, status.HTTP_201_CREATED)
 
@@ -162,13 +162,15 @@ class EntryList(ApiView):
     @extend_schema(request=EntryCreateSerializer, responses={201: EntrySerializer})
     def post(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
-        data = _validated(EntryCreateSerializer, request.data)
+        data = validated(EntryCreateSerializer, request.data)
         version = get_object_or_404(
             BotVersion.objects.select_related("bot").defer("content"), pk=data["version"]
         )
         if not permissions.owns_bot(request.user, version.bot):
             raise ApplicationError("you can only enter your own bots", code="not_owner")
-        entry = services.entry_register(tournament=tournament, version=version, user=_user(request))
+        entry = services.entry_register(
+            tournament=tournament, version=version, user=request_user(request)
+        )
         fresh = get_object_or_404(selectors.tournament_entries(tournament=tournament), pk=entry.pk)
         return Response(EntrySerializer(fresh).data, status=status.HTTP_201_CREATED)
 
@@ -198,7 +200,7 @@ class Standings(ApiView):
             page_key = f"api:v1:standings:{pk}:final:page:{digest}"
             body = cache.get(page_key)
             if body is not None:
-                return _immutable(HttpResponse(body, content_type="application/json"))
+                return immutable(HttpResponse(body, content_type="application/json"))
         final = cache.get(f"api:v1:standings:{pk}:final")
         version = "final"
         if final is None:
@@ -226,7 +228,7 @@ class Standings(ApiView):
         body = JSONRenderer().render(response.data)
         if page_key is not None:
             cache.set(page_key, body, caching.TIMEOUT)
-        return _immutable(HttpResponse(body, content_type="application/json"))
+        return immutable(HttpResponse(body, content_type="application/json"))
 
 
 class ProgressView(ApiView):
@@ -278,6 +280,6 @@ class TableList(ApiView):
     )
     def get(self, request: Request, pk: int) -> Response:
         tournament = _tournament_of(request, pk)
-        query = _validated(TableFilterSerializer, request.query_params)
+        query = validated(TableFilterSerializer, request.query_params)
         tables = selectors.tournament_tables(tournament=tournament, round_number=query.get("round"))
         return self.paginated(tables, TableSerializer)
