@@ -155,7 +155,7 @@ _REPLAY_SEAT_FIELDS = (
 
 
 def deal_replay_documents(*, deals: QuerySet[Deal]) -> dict[int, str]:
-    """The replay of each of ``deals`` as the API shows it (``api.serializers.
+    """The replay of each of ``deals`` as the API shows it (``api.serializers.deals.
     DealReplaySerializer``: the table's replay header, the deal's log, its tricks, its seats,
     the decisions one per step), as compact JSON text, by deal id. Three queries, whatever the
     number of deals. Says nothing about who may see them."""
