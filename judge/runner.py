@@ -321,7 +321,7 @@ class _Table:
     def spawn(self, state: _SeatState, forked: ForkedBot | None = None) -> None:
         """Start a process bot (hello sent, ready not yet read), or take the one forked for it
         (:meth:`fork_all`); a failure is a crash fault."""
-        from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
+        from judge.sandbox import SandboxError, SandboxLimits, prepare_system, spawn_bot
 
         spec = state.spec
         assert spec.path is not None
@@ -341,6 +341,9 @@ class _Table:
                     limits,
                     mode=self.sandbox,
                 )
+                system = runtimes.system_paths(prepared.runtime)
+                if self.sandbox == "bwrap":  # once per process, before its clock starts
+                    prepare_system(system)
                 state.started = time.perf_counter()
                 process = spawn_bot(
                     prepared.command_for(limits.memory_bytes),
@@ -348,6 +351,7 @@ class _Table:
                     mode=self.sandbox,
                     limits=limits,
                     sdk_dir=self.bots_sdk_dir,
+                    system=system,
                 )
         except (PackageError, runtimes.BuildError, SandboxError, OSError) as exc:
             self.fault(state, FaultKind.CRASH, None, None, f"could not start the bot: {exc}")

@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from judge.sandbox import SandboxError, SandboxLimits, spawn_bot
+from judge.sandbox.system import python_paths
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +180,30 @@ class Runtime:
             # per deal at a pinned table, docs/sandbox.md).
             return ("/usr/bin/env", f"GOMEMLIMIT={heap}MiB", GO_PROCESSORS, f"{BOT_ROOT}/bot")
         return (f"{BOT_ROOT}/bot",)
+
+
+def system_paths(runtime: str) -> tuple[str, ...]:
+    """The host paths a bot of ``runtime`` needs besides its own files, which the sandbox binds
+    (with the libraries they load: judge/sandbox/system.py) instead of all of ``/usr``, and
+    keeps in the page cache (docs/sandbox.md, "Host-wide channels")."""
+    return _system_paths(runtime)
+
+
+@functools.cache
+def _system_paths(runtime: str) -> tuple[str, ...]:
+    if runtime == "python3":
+        return python_paths()
+    if runtime == "javascript":
+        return (_host_tool("node"),)
+    if runtime == "java":
+        java = Path(_host_tool("java"))
+        home = java.parents[1]
+        jdk = (str(java), str(home / "lib"), str(home / "conf"), str(home / "release"))
+        conf = tuple(str(path) for path in sorted(Path("/etc").glob("java-*-openjdk")))
+        return ("/bin/sh", *jdk, *conf, GSON_JAR)
+    if runtime == "go":
+        return ("/usr/bin/env",)
+    return ()  # C, C++, Rust: the native libraries (judge/sandbox/system.py)
 
 
 # The JVM in little address space: a serial collector (no GC threads), a small code cache and

@@ -58,6 +58,7 @@ from judge.sandbox import (
     seccomp,
     spawn_bot,
 )
+from judge.sandbox.system import python_paths
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +171,7 @@ class Zygote:
                 sdk_dir=sdk_dir,
                 pass_fds=(theirs.fileno(), bot_filter),
                 namespace_admin=True,
+                system=python_paths(),
             )
         except BaseException:
             ours.close()
@@ -207,6 +209,7 @@ class Zygote:
                     self.process.set_cpus(cpus)
                 except OSError as exc:
                     raise ZygoteError(f"cannot move the zygote to CPUs {where}: {exc}") from exc
+            self.process.make_resident()  # what an earlier table's bot read tells nothing
             command = f"fork {where} {self.entry}".encode()
             socket.send_fds(self.control, [command], theirs)
             answer, pidfds = self._receive(time.perf_counter() + _ANSWER_TIMEOUT, fds=1)

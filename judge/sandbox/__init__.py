@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from judge.sandbox.bwrap import _spawn_bwrap
+from judge.sandbox.bwrap import _spawn_bwrap, prepare_system
 from judge.sandbox.cgroups import cgroup_parents, parse_cgroup_v1, parse_cgroup_v2
 from judge.sandbox.limits import (
     BOT_ROOT,
@@ -70,6 +70,7 @@ __all__ = [
     "cgroup_parents",
     "parse_cgroup_v1",
     "parse_cgroup_v2",
+    "prepare_system",
     "require_sandbox",
     "sandbox_status",
     "spawn_bot",
@@ -89,6 +90,7 @@ def spawn_bot(
     pass_fds: Sequence[int] = (),
     namespace_admin: bool = False,
     writable_exec: bool = False,
+    system: Sequence[str] | None = None,
 ) -> BotProcess:
     """Start a bot: ``command`` is its argv as seen inside the sandbox.
 
@@ -124,6 +126,12 @@ def spawn_bot(
     whose compilers run what they built (Rust build scripts, procedural macros): their ``/tmp``
     stays executable. A zygote (``namespace_admin``) mounts each table's ``/tmp`` itself.
 
+    ``system`` is the host paths the command needs (its runtime's:
+    :func:`judge.launchers.runtimes.system_paths`): the sandbox then holds them and the
+    libraries they load instead of all of ``/usr``, and every page of every file it can open is
+    brought into the page cache before it starts (docs/sandbox.md, "Host-wide channels"). None
+    (builds, tests) binds all of ``/usr``.
+
     Raises :class:`SandboxError` when the sandbox cannot be set up; a bot that
     starts and then fails is a :class:`BotProcess` whose ``poll()`` tells.
     """
@@ -142,6 +150,7 @@ def spawn_bot(
             pass_fds=pass_fds,
             namespace_admin=namespace_admin,
             writable_exec=writable_exec,
+            system=system,
         )
     if pass_fds or namespace_admin:
         raise SandboxError("pass_fds and namespace_admin are for sandboxed bots only")

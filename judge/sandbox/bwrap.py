@@ -28,6 +28,8 @@ from judge.sandbox.commands import (
 from judge.sandbox.limits import BOT_ROOT, SDK_ROOT, SandboxError, SandboxLimits
 from judge.sandbox.mirrors import make_mirror, remove_mirror, shared_mirror
 from judge.sandbox.process import BotProcess
+from judge.sandbox.residency import keep_resident, make_resident
+from judge.sandbox.system import files_under, system_binds, system_files, system_key
 from judge.sandbox.uids import _acquire_uid, _UidSlot
 
 _MIN_BWRAP = (0, 8, 0)  # --disable-userns, --size
@@ -47,6 +49,7 @@ def _spawn_bwrap(
     pass_fds: Sequence[int] = (),
     namespace_admin: bool = False,
     writable_exec: bool = False,
+    system: Sequence[str] | None = None,
 ) -> BotProcess:
     # The bot is pid 1 of its pid namespace (--as-pid-1): orphans of the bot are reparented to
     # it, and when it dies the kernel kills everything else in the namespace. Without it,
@@ -66,7 +69,10 @@ def _spawn_bwrap(
         uid = uid_slot.uid if uid_slot is not None else os.getuid()
         env = _bot_env(sdk_dir is not None)
         args = [*_setpriv_command(uid)] if as_root else []
-        args += [*_prlimit_command(limits), bwrap, *_bwrap_options(env, limits, namespace_admin)]
+        starter = not namespace_admin and not writable_exec
+        key = None if system is None else prepare_system(system, starter=starter)
+        options = _bwrap_options(env, limits, namespace_admin, key)
+        args += [*_prlimit_command(limits), bwrap, *options]
         if as_root:  # a fresh uid: only the "others" permission bits apply to it
             _check_reachable(bot_dir, uid, "bot_dir")
             if sdk_dir is not None:
@@ -74,10 +80,11 @@ def _spawn_bwrap(
         # mirrors: the bot's mountinfo shows their random names, not the judge's paths
         mirror = make_mirror(bot_dir)
         args += ["--ro-bind", str(mirror), BOT_ROOT]
+        bound = [mirror]
         if sdk_dir is not None:
-            args += ["--ro-bind", str(shared_mirror(sdk_dir)), SDK_ROOT]
+            bound.append(shared_mirror(sdk_dir))
+            args += ["--ro-bind", str(bound[-1]), SDK_ROOT]
         allowed: frozenset[str] = frozenset()
-        starter = not namespace_admin and not writable_exec
         if namespace_admin:
             # CAP_SETPCAP: a table's bot drops the bounding set too (judge/sdk/_tapis_zygote.py)
             for capability in ("CAP_SYS_ADMIN", "CAP_SYS_CHROOT", "CAP_SETPCAP"):
@@ -96,6 +103,7 @@ def _spawn_bwrap(
                 child_fds.append(bot_filter)
                 binds, before = starters.starter(bot_filter)
                 args += binds
+                bound += [Path(path) for path in binds[1:2]]
                 argv = [*before, *argv]
         except seccomp.SeccompError as exc:
             raise SandboxError(f"cannot build the seccomp filter: {exc}") from exc
@@ -111,6 +119,10 @@ def _spawn_bwrap(
         args += ["--seccomp", str(seccomp_fd), "--info-fd", str(info_w)]
         args += ["--block-fd", str(block_r), "--", *argv]
 
+        resident: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        if key is not None:  # no page it can open left out of the page cache
+            resident = (system_files(key), tuple(files_under(bound)))
+            make_resident(resident[1])
         cgroup = _Cgroup.create(limits)
         try:
             # nothing of the judge's environment, not even in bubblewrap
@@ -137,6 +149,7 @@ def _spawn_bwrap(
             cgroup=cgroup,
             uid_slot=uid_slot,
             mirror=mirror,
+            resident=resident,
         )
     except BaseException:
         if popen is not None:
@@ -156,13 +169,25 @@ def _spawn_bwrap(
         _close_all(own_fds)
 
 
+def prepare_system(system: Sequence[str], *, starter: bool = True) -> tuple[str, ...]:
+    """Find what a sandbox of ``system`` binds and lock its files in the page cache (once per
+    process: a caller that times a bot's start calls it first); its key."""
+    key = system_key(system, python=starter and starters.uses_python())
+    system_binds(key)
+    keep_resident(system_files(key))
+    return key
+
+
 def _close_all(fds: list[int]) -> None:
     while fds:
         os.close(fds.pop())
 
 
 def _bwrap_options(
-    env: Mapping[str, str], limits: SandboxLimits, zygote: bool = False
+    env: Mapping[str, str],
+    limits: SandboxLimits,
+    zygote: bool = False,
+    system: tuple[str, ...] | None = None,
 ) -> list[str]:
     options = [
         "--unshare-all",  # user, ipc, pid, net, uts, cgroup
@@ -182,7 +207,8 @@ def _bwrap_options(
     ]
     for name, value in env.items():
         options += ["--setenv", name, value]
-    options += _runtime_binds()
+    # a runtime's own files (judge/sandbox/system.py), or all of /usr (builds, direct calls)
+    options += _runtime_binds() if system is None else system_binds(system)
     # A zygote's own /proc keeps bubblewrap's covers only: the kernel refuses a new procfs where
     # one is covered more, and each table's bot gets one of its processes only (subset=pid).
     options += [*(["--proc", "/proc"] if zygote else _proc_options()), *_dev_options()]

@@ -17,6 +17,7 @@ from judge._fds import wait_readable
 from judge.sandbox.cgroups import out_of_memory
 from judge.sandbox.limits import KILL_TIMEOUT, SandboxMode
 from judge.sandbox.mirrors import remove_mirror
+from judge.sandbox.residency import keep_resident, make_resident
 
 if TYPE_CHECKING:
     from judge.sandbox.cgroups import _Cgroup
@@ -58,6 +59,7 @@ class BotProcess:
         cgroup: _Cgroup | None = None,
         uid_slot: _UidSlot | None = None,
         mirror: Path | None = None,
+        resident: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
     ) -> None:
         assert popen.stdin is not None
         assert popen.stdout is not None
@@ -74,6 +76,8 @@ class BotProcess:
         self._cgroup = cgroup
         self._uid_slot = uid_slot
         self._mirror = mirror  # the bot's folder as bound (judge/sandbox/mirrors.py)
+        # every file it can open: its system's, the bound folders' (judge/sandbox/residency.py)
+        self._resident = resident
         self._lock = threading.Lock()
         self._killed = False
         # poll() and wait() look at the started process's exit without reaping it: until
@@ -150,6 +154,13 @@ class BotProcess:
         """(seconds its threads have waited for a CPU, CPU seconds used) so far, or None
         without CPU accounting (judge/clock.py)."""
         return self._cgroup.cpu_reading() if self._cgroup is not None else None
+
+    def make_resident(self) -> None:
+        """Bring every page the sandbox can open into the page cache again (before each table
+        of a zygote: docs/sandbox.md, "Host-wide channels")."""
+        system, bound = self._resident
+        keep_resident(system)
+        make_resident(bound)
 
     def kill(self) -> None:
         """Kill the whole process tree, reap it and close the pipes. Idempotent."""

@@ -41,6 +41,11 @@ def starter(bot_filter: int) -> tuple[list[str], list[str]]:
     return [], [PYTHON, "-S", "-I", "-c", _python_source(), str(bot_filter), "--"]
 
 
+def uses_python() -> bool:
+    """Whether the starter is the Python one (the sandbox then needs the system's Python)."""
+    return os.environ.get("TAPIS_SANDBOX_STARTER") == "python" or native_starter() is None
+
+
 @functools.cache
 def _python_source() -> str:
     return (_HERE / "_starter.py").read_text()

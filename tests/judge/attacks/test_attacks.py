@@ -738,6 +738,51 @@ def play_attack(
     return result
 
 
+@pytest.mark.parametrize("runtime", ["python3", "c"])
+def test_collude_pagecache(runtime: str, arena: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two tables one after the other on this machine (a duplicate round's): the first one's
+    bot reads the pages of its bits of a rarely read file, loading them into the page cache;
+    the second one's reads every page and tells the cached ones by their major faults. The
+    file is out of the page cache before (as a rarely read file is). Blocked: a C bot's sandbox
+    has no Python library, and every page a bot can open is cached before it starts."""
+    monkeypatch.setenv("TAPIS_BUILD_CACHE", str(arena / "builds"))
+    logs = []
+    with Outside(arena) as outside:
+        for role in ("write", "read"):
+            folder = arena / role
+            folder.mkdir(mode=0o711)
+            params = {**outside.params("collude_pagecache"), "role": role}
+            if runtime == "python3":
+                attacker = package(folder / "seat0", BOTS / "collude_pagecache.py", params)
+            else:
+                attacker = native_package(folder / "seat0", runtime, params)
+            victims = [
+                package(folder / f"seat{seat}", VICTIM_BOT.format(secret=seat))
+                for seat in (1, 2, 3)
+            ]
+            if role == "write":
+                evict(rare_file())
+            result = table([str(attacker), *map(str, victims)], folder / "work")
+            assert result.faults == (), result.faults
+            logs.append(result.seats[0].log)
+    written, read = logs
+    assert "ATTACK collude_pagecache blocked" in written, written[-2000:]
+    assert "ATTACK collude_pagecache ERROR" not in written + read, (written + read)[-2000:]
+    assert "SUCCEEDED" not in read, read[-2000:]
+    assert "ATTACK collude_pagecache blocked" in read, read[-2000:]
+    if runtime == "python3":  # every page cached before its table: no bit
+        assert f"read {[1] * 16}" in read, read[-2000:]
+
+
+def evict(path: Path) -> None:
+    """Drop the pages of ``path`` from the page cache (those no process maps)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 @pytest.mark.parametrize("name", ["daemon", "net_listener"])
 def test_the_outside_checks_see_an_unsandboxed_attack(name: str, arena: Path) -> None:
     """Control: without the sandbox the same checks catch the attack (they can fail)."""

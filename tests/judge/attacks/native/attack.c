@@ -775,6 +775,56 @@ static void numbers_read(void) {
         blocked(detail);
 }
 
+/* collude_pagecache: two tables one after the other on one machine, as the Python bot: the
+ * first reads the pages of its bits of a rarely read file (into the page cache), the second
+ * reads every page and counts its major faults; MADV_RANDOM: no read-ahead. */
+static long major_faults(void) {
+    char text[1024];
+    int fd = open("/proc/self/stat", O_RDONLY);
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    text[n > 0 ? n : 0] = 0;
+    char *p = strrchr(text, ')');
+    long value = -1;
+    for (int field = 0; p && field < 10; field++) p = strchr(p + 1, ' ');
+    if (p) value = strtol(p + 1, NULL, 10);
+    return value;
+}
+
+static void pagecache_attack(void) {
+#ifdef P_ROLE
+    size_t size = (CACHE_FIRST + NBITS) * PAGE;
+    int fd = open(P_RARE_FILE, O_RDONLY);
+    char detail[256];
+    if (fd < 0) {
+        snprintf(detail, sizeof detail, "open %s: errno %d", P_RARE_FILE, errno);
+        blocked(detail);
+        return;
+    }
+    volatile unsigned char *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        blocked("mmap refused");
+        return;
+    }
+    madvise((void *)map, size, MADV_RANDOM);
+    int bits[NBITS], sum = 0;
+    if (!strcmp(P_ROLE, "write")) {
+        for (int i = 0; i < NBITS; i++)
+            if (CACHE_BITS[i]) sum += map[(CACHE_FIRST + i) * PAGE];
+        snprintf(detail, sizeof detail, "wrote its bits (sum %d): the next table's bot tells", sum);
+        blocked(detail);
+        return;
+    }
+    for (int i = 0; i < NBITS; i++) {
+        long before = major_faults();
+        sum += map[(CACHE_FIRST + i) * PAGE];
+        bits[i] = major_faults() == before;
+    }
+    cache_report("major faults", bits, 0);
+#endif
+}
+
 static void collude_start(void) {
     char path[256];
     if (IS("collude_numbers") && seat == 0) {
@@ -794,6 +844,8 @@ static void collude_start(void) {
         figures_read();
     } else if (IS("collude_cache") && seat == 0) {
         cache_evict();
+    } else if (IS("collude_pagecache") && seat == 0) {
+        pagecache_attack();
     } else if (IS("collude_socket") && seat == 0) {
         for (int abstract = 0; abstract < 2; abstract++) {
             socklen_t length;
