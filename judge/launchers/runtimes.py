@@ -200,7 +200,7 @@ def _system_paths(runtime: str) -> tuple[str, ...]:
         home = java.parents[1]
         jdk = (str(java), str(home / "lib"), str(home / "conf"), str(home / "release"))
         conf = tuple(str(path) for path in sorted(Path("/etc").glob("java-*-openjdk")))
-        return ("/bin/sh", *jdk, *conf, GSON_JAR)
+        return (*jdk, *conf, GSON_JAR)
     if runtime == "go":
         return ("/usr/bin/env",)
     return ()  # C, C++, Rust: the native libraries (judge/sandbox/system.py)

@@ -32,6 +32,8 @@ NATIVE_LIBRARIES = (
     "libcjson.so.1",  # the c runtime links it (docs/protocol.md)
 )
 CONFIGURATION = ("/etc/ld.so.cache", "/etc/localtime")
+# In every sandbox: the shell and a few programs of every Unix (a bot may start them).
+PROGRAMS = ("/bin/sh", "/usr/bin/true", "/usr/bin/false", "/usr/bin/env", "/usr/bin/kill")
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ELF = b"\x7fELF"
 
@@ -81,7 +83,7 @@ def system_files(paths: tuple[str, ...]) -> tuple[str, ...]:
 def _needed(paths: tuple[str, ...]) -> tuple[str, ...]:
     """``paths``, the libraries their programs load, the native libraries, the loader's
     cache."""
-    found = [path for path in paths if os.path.exists(path)]
+    found = [path for path in (*paths, *PROGRAMS) if os.path.exists(path)]
     elf = [path for path in _regular_files(found) if _is_elf(path)]
     return tuple(sorted({*found, *_libraries(elf), *_native_libraries(), CONFIGURATION[0]}))
 

@@ -12,6 +12,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -22,6 +23,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -72,16 +74,17 @@ public class Attack {
         return "it ran";
     }
 
-    // A child process under the test's process name (what the test looks for after the table),
-    // running a Python loop: the JVM cannot name a process itself.
-    static ProcessBuilder namedChild(String loop) {
-        String python =
-                "import ctypes, time\n"
-                        + "ctypes.CDLL(None).prctl(15, b'"
-                        + Params.PROCESS_NAME
-                        + "', 0, 0, 0)\n"
-                        + loop;
-        return new ProcessBuilder("/usr/bin/python3", "-S", "-c", python)
+    // A child process under the test's process name (what the test looks for after the table):
+    // the shell, run through a link of that name in /tmp (the kernel names a process after the
+    // path it executes; the JVM cannot name a process itself), running ``script``. A Java bot's
+    // sandbox has no other interpreter; ``read x`` waits on the child's stdin, which the JVM
+    // holds open.
+    static ProcessBuilder namedChild(String script) throws IOException {
+        Path link = Path.of("/tmp", Params.PROCESS_NAME);
+        if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createSymbolicLink(link, Path.of("/bin/sh"));
+        }
+        return new ProcessBuilder(link.toString(), "-c", script)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD);
     }
@@ -291,7 +294,7 @@ public class Attack {
         Throwable refused = null;
         while (children.size() < 200) {
             try {
-                children.add(namedChild("time.sleep(3600)").start());
+                children.add(namedChild("read x").start());
             } catch (Throwable error) {
                 refused = error;
                 break;
@@ -336,18 +339,14 @@ public class Attack {
 
     // A child that writes outside until killed.
     static void daemon() throws Exception {
-        String loop =
-                "while True:\n"
-                        + "    for path in ('"
+        String script =
+                "for path in '"
                         + Params.DROPBOX
-                        + "/daemon-alive', '"
+                        + "/daemon-alive' '"
                         + Params.HOST_TMP_MARKER
-                        + "'):\n"
-                        + "        try: open(path, 'w').write('alive')\n"
-                        + "        except OSError: pass\n"
-                        + "    time.sleep(0.05)\n";
+                        + "'; do echo alive > \"$path\" 2>/dev/null; done; read x";
         // (no /usr/bin/setsid: the sandbox refuses setsid, docs/sandbox.md "Host-wide channels")
-        List<String> command = new ArrayList<>(namedChild(loop).command());
+        List<String> command = new ArrayList<>(namedChild(script).command());
         new ProcessBuilder(command)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
