@@ -1,12 +1,11 @@
 """Run a bot in a sandbox: bubblewrap, rlimits, cgroup limits and seccomp.
 
-A submitted bot is a stranger's program. :func:`spawn_bot` starts it under
-``bwrap`` with every namespace unshared (no network at all), as an unprivileged
-host uid of its own, on a read-only system that holds only the runtimes (``/usr``),
-with its own files read-only at ``/bot``, a private size-limited ``noexec`` ``/tmp``, a
-minimal environment, resource limits and a seccomp filter; :meth:`BotProcess.kill`
-kills the whole process tree. docs/sandbox.md explains the threat model and what
-each measure defends.
+A submitted bot is a stranger's program. :func:`spawn_bot` starts it under ``bwrap`` with
+every namespace unshared (no network at all), as an unprivileged host uid of its own, on a
+read-only system that holds only its runtime's files (every page of them in the page cache),
+with its own files read-only at ``/bot``, a private size-limited ``noexec`` ``/tmp``, a minimal
+environment, resource limits and a seccomp filter; :meth:`BotProcess.kill` kills the whole
+process tree. docs/sandbox.md explains the threat model and what each measure defends.
 
 How a sandbox starts (``mode="bwrap"``):
 
@@ -29,9 +28,11 @@ between fork and exec in the judge (``preexec_fn`` is unsafe with threads).
 
 
 The package: ``limits`` (modes, paths, resource limits, the error), ``process`` (a running
-bot), ``bwrap`` (the sandbox), ``uids`` (host uids), ``cgroups`` (cgroup v2 or v1), ``seccomp`` (the
-filter), ``starters`` (``noexec``), ``commands`` (setpriv, prlimit, the environment),
-``unsandboxed`` (mode "none") and ``status``. The names below are its interface.
+bot), ``bwrap`` (the sandbox), ``system`` (the runtime's files it holds), ``residency`` (their
+pages cached), ``mirrors`` (neutral paths for its folders), ``uids`` (host uids), ``cgroups``
+(cgroup v2 or v1), ``seccomp`` (the filter), ``starters`` (``noexec``), ``commands``
+(setpriv, prlimit, the environment), ``unsandboxed`` (mode "none") and ``status``. The names
+below are its interface.
 """
 
 from __future__ import annotations
