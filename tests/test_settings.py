@@ -31,8 +31,12 @@ PRODUCTION = {
 
 
 def clean_environment(environment: dict[str, str]) -> dict[str, str]:
-    """The test run's environment without any Tapis variable, plus ``environment``."""
-    clean = {k: v for k, v in os.environ.items() if k not in settings.ENVIRONMENT_VARIABLES}
+    """The test run's environment without any Tapis variable, plus ``environment``.
+
+    Also without ``DJANGO_ALLOW_ASYNC_UNSAFE``, which the browser tests' conftest sets in the
+    whole test process and which ``check --deploy`` reports as an error."""
+    inherited = settings.ENVIRONMENT_VARIABLES | {"DJANGO_ALLOW_ASYNC_UNSAFE"}
+    clean = {k: v for k, v in os.environ.items() if k not in inherited}
     return {**clean, "DJANGO_SETTINGS_MODULE": "config.settings", **environment}
 
 
