@@ -61,8 +61,9 @@ from games.errors import GameError
 from tournaments.selectors.tables import bot_in_words
 
 #: The version of the step format, for the page's script (2: names isolated in sentences; 3:
-#: house bots named as the pages name built-in bots; 4: takeovers by a built-in bot).
-FORMAT = 4
+#: house bots named as the pages name built-in bots; 4: takeovers by a built-in bot; 5: a seat
+#: without a name is "seat 1" for the first, as people count).
+FORMAT = 5
 
 #: Around each seat's name in a step's sentence (U+2068 FIRST STRONG ISOLATE and U+2069 POP
 #: DIRECTIONAL ISOLATE): what stands between them is a name, never cards.
