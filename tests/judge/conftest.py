@@ -10,7 +10,7 @@ import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import pytest
 
@@ -40,13 +40,25 @@ run(First())
 
 ScriptedBot = Callable[[Sequence[Sequence[Any]]], Path]
 
+# "1" (CI sets it): a test that needs the sandbox, its cgroups or a bot toolchain fails where
+# they are missing instead of being skipped, so that a host without them cannot pass.
+REQUIRE_SANDBOX_ENV = "TAPIS_REQUIRE_SANDBOX"
+
+
+def sandbox_unavailable(reason: str) -> NoReturn:
+    """Skip the test for this reason, or fail it if ``TAPIS_REQUIRE_SANDBOX=1``."""
+    if os.environ.get(REQUIRE_SANDBOX_ENV) == "1":
+        pytest.fail(f"{reason} ({REQUIRE_SANDBOX_ENV}=1)", pytrace=False)
+    pytest.skip(reason)
+
 
 @pytest.fixture(scope="module")
 def bwrap_works() -> None:
-    """Skip a module of sandbox tests only if bubblewrap truly cannot run a sandbox here."""
+    """Skip a module of sandbox tests only if bubblewrap truly cannot run a sandbox here (fail
+    it if ``TAPIS_REQUIRE_SANDBOX=1``)."""
     status = sandbox_status()
     if status.problems:
-        pytest.skip("sandbox unavailable: " + "; ".join(status.problems))
+        sandbox_unavailable("sandbox unavailable: " + "; ".join(status.problems))
     assert status.bwrap is not None
     probe = subprocess.run(
         [status.bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
@@ -56,7 +68,7 @@ def bwrap_works() -> None:
         user=SANDBOX_UID_BASE - 1 if os.geteuid() == 0 else None,
     )
     if probe.returncode != 0:
-        pytest.skip(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
+        sandbox_unavailable(f"bubblewrap cannot create namespaces here: {probe.stderr.strip()}")
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ from judge.sandbox.cgroups import (
     detect_cgroup_parents,
 )
 
-from .conftest import FIRST_LEGAL_BOT
+from .conftest import FIRST_LEGAL_BOT, sandbox_unavailable
 
 ATTACK_JS = Path(__file__).resolve().parent / "attacks" / "native" / "attack.js"
 NO_CGROUP_ENV = "TAPIS_TEST_NO_CGROUP"  # "1": this host has no usable cgroup (tests skipped)
@@ -155,7 +155,7 @@ def cgroup(bwrap_works: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cgrou
     parents = cgroup_parents()
     if parents is None:
         if os.environ.get(NO_CGROUP_ENV) == "1":
-            pytest.skip(f"{NO_CGROUP_ENV}=1: this host has no usable cgroup")
+            sandbox_unavailable(f"{NO_CGROUP_ENV}=1: this host has no usable cgroup")
         pytest.fail(
             "no usable cgroup v2 or v1 memory hierarchy on this host (docs/operations.md); "
             f"set {NO_CGROUP_ENV}=1 if the host truly has none"

@@ -12,9 +12,13 @@ import pytest
 from judge.launchers import pycache
 from judge.runner import SDK_DIR
 
-pytestmark = pytest.mark.skipif(
-    not Path(pycache.SANDBOX_PYTHON).exists(), reason="no /usr/bin/python3"
-)
+from .conftest import sandbox_unavailable
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_python() -> None:
+    if not Path(pycache.SANDBOX_PYTHON).exists():
+        sandbox_unavailable(f"no {pycache.SANDBOX_PYTHON}")
 
 
 @pytest.fixture

@@ -370,16 +370,7 @@ def _replacement() -> str:
 # -------------------------------------------------------------------------- in the sandbox
 
 
-def _bwrap_problem() -> str | None:
-    from judge.sandbox import sandbox_status
-
-    status = sandbox_status()
-    return "; ".join(status.problems) or None
-
-
-needs_bwrap = pytest.mark.skipif(
-    _bwrap_problem() is not None, reason=f"bubblewrap cannot run here: {_bwrap_problem()}"
-)
+needs_bwrap = pytest.mark.usefixtures("bwrap_works")
 
 
 @needs_bwrap
