@@ -7,6 +7,8 @@ non-trivial read through ``selectors.py``.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -415,6 +417,21 @@ class Seat(models.Model):
     mean_time = models.FloatField(null=True, blank=True)
     bot_name = models.CharField(max_length=100, blank=True, help_text="The name the bot gave.")
     log = models.TextField(blank=True, help_text="What the bot wrote to stderr (capped).")
+
+    # The columns that recording a table fills, in the order it writes them.
+    RESULT_FIELDS: ClassVar[tuple[str, ...]] = (
+        "score",
+        "total",
+        "place",
+        "points",
+        "faults",
+        "replaced",
+        "replaced_deal",
+        "decisions",
+        "mean_time",
+        "bot_name",
+        "log",
+    )
 
     class Meta:
         ordering = ["table", "position"]

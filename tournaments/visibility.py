@@ -295,25 +295,13 @@ def table_seed_shown(*, user: Viewer, table: Table) -> bool:
 # Fields: what of each row is secret until it may be shown
 # ---------------------------------------------------------------------------------------------
 
-# A seat's results, written when its table is recorded.
-SEAT_RESULT_FIELDS = frozenset(
-    {
-        "score",
-        "total",
-        "place",
-        "points",
-        "faults",
-        "replaced",
-        "replaced_deal",
-        "decisions",
-        "mean_time",
-    }
-)
+# A seat's results, written when its table is recorded (without what its bot wrote).
+SEAT_RESULT_FIELDS = frozenset(Seat.RESULT_FIELDS) - {"bot_name", "log"}
 
 SECRET_FIELDS: Mapping[type[models.Model], frozenset[str]] = {
     Tournament: frozenset({"seed"}),
     Table: frozenset({"deal_seed", "result", "finished_at", "deals", "fault_set"}),
-    Seat: SEAT_RESULT_FIELDS | {"bot_name", "log"},
+    Seat: frozenset(Seat.RESULT_FIELDS),
     Deal: frozenset(
         {
             "seed",

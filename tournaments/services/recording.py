@@ -193,22 +193,6 @@ def _insert_deals(deals: list[Deal]) -> None:
         deal._state.adding = False  # as bulk_create leaves them: saved rows
 
 
-# The columns of a seat that recording a table fills, after the position.
-_SEAT_RESULT_FIELDS = (
-    "score",
-    "total",
-    "place",
-    "points",
-    "faults",
-    "replaced",
-    "replaced_deal",
-    "decisions",
-    "mean_time",
-    "bot_name",
-    "log",
-)
-
-
 def _write_seats(
     table: Table, tournament: Tournament, result: TableResult, seats: list[dict[str, Any]]
 ) -> None:
@@ -259,19 +243,19 @@ def _write_seats(
 
 
 def _update_seats(table: Table, values: list[tuple[Any, ...]]) -> None:
-    """Set the result columns of a table's seats from (position, *_SEAT_RESULT_FIELDS)
+    """Set the result columns of a table's seats from (position, *Seat.RESULT_FIELDS)
     rows, in one ``UPDATE ... FROM (VALUES ...)`` (one small UPDATE per seat cost the worker
     and the server more; ``bulk_update``'s CASE over every column more still). Other
     databases get one small UPDATE per seat."""
     if connection.vendor != "postgresql":
         for position, *columns in values:
             Seat.objects.filter(table=table, position=position).update(
-                **dict(zip(_SEAT_RESULT_FIELDS, columns, strict=True))
+                **dict(zip(Seat.RESULT_FIELDS, columns, strict=True))
             )
         return
     meta = Seat._meta
     quote = connection.ops.quote_name
-    fields = [meta.get_field(name) for name in _SEAT_RESULT_FIELDS]
+    fields = [meta.get_field(name) for name in Seat.RESULT_FIELDS]
     assert all(isinstance(f, models.Field) for f in fields)
     # Each value cast to its column's type: the VALUES list has none of its own (a column
     # of NULLs would be text).
