@@ -146,10 +146,7 @@ class Command(BaseCommand):
 
     def _slow_bot(self, username: str, bot_name: str) -> BotVersion:
         """A slower bot's ready version (uploaded and validated here, once)."""
-        user = self._demo_user(username)
-        bot = Bot.objects.filter(owner=user, name=bot_name).first()
-        if bot is None:
-            bot = services.bot_create(owner=user, name=bot_name, game="hearts")
+        bot = self._demo_bot(username, bot_name, game="hearts")
         version = bot.versions.order_by("-number").first()
         if version is None:
             version = services.bot_version_create(
@@ -241,10 +238,7 @@ class Command(BaseCommand):
     ) -> list[BotVersion]:
         versions = []
         for username, bot_name, builtin in bots:
-            user = self._demo_user(username)
-            bot = Bot.objects.filter(owner=user, name=bot_name).first()
-            if bot is None:
-                bot = services.bot_create(owner=user, name=bot_name, game=game)
+            bot = self._demo_bot(username, bot_name, game=game)
             version = (
                 bot.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
             )
@@ -252,6 +246,14 @@ class Command(BaseCommand):
                 version = services.bot_version_create(bot=bot, builtin=builtin)
             versions.append(version)
         return versions
+
+    def _demo_bot(self, username: str, bot_name: str, *, game: str) -> Bot:
+        """A demo user's bot of this name (made once)."""
+        user = self._demo_user(username)
+        bot = Bot.objects.filter(owner=user, name=bot_name).first()
+        if bot is None:
+            bot = services.bot_create(owner=user, name=bot_name, game=game)
+        return bot
 
     def _demo_user(self, username: str) -> Any:
         """A demo user (made once, with no password: nobody logs in as one)."""
