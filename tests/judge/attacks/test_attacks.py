@@ -710,7 +710,7 @@ def play_attack(
             assert f"ATTACK {attack.name} blocked" in log, log[-2000:]
         assert attack.log in log, log[-2000:]
     kinds = {fault.kind for fault in result.faults}
-    assert {fault.seat for fault in result.faults} <= set(attack.seats)
+    assert {fault.seat for fault in result.faults} <= set(attack.seats), result.faults
     if attack.faults:
         assert kinds, "the attack should have been recorded as a fault"
         assert result.faults[0].kind in attack.faults, result.faults
