@@ -33,7 +33,14 @@ NATIVE_LIBRARIES = (
 )
 CONFIGURATION = ("/etc/ld.so.cache", "/etc/localtime")
 # In every sandbox: the shell and a few programs of every Unix (a bot may start them).
-PROGRAMS = ("/bin/sh", "/usr/bin/true", "/usr/bin/false", "/usr/bin/env", "/usr/bin/kill")
+PROGRAMS = (
+    "/bin/sh",
+    "/usr/bin/true",
+    "/usr/bin/false",
+    "/usr/bin/env",
+    "/usr/bin/kill",
+    "/usr/bin/sleep",
+)
 MERGED_USR = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ELF = b"\x7fELF"
 
