@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import secrets
 import shutil
 import stat
 import tempfile
 from pathlib import Path
 
+from judge.sandbox import cgroups
 from judge.sandbox.limits import SandboxError
 
 
@@ -33,13 +35,38 @@ def mirror_root() -> Path:
     info = root.lstat()
     if info.st_uid != os.geteuid() or not stat.S_ISDIR(info.st_mode):
         raise SandboxError(f"{root} is not the judge's own folder: no mirror can be made there")
+    sweep_stale_mirrors(root)
     return root
+
+
+def _owner_prefix(pid: int, start: int) -> str:
+    """The start of the names of the mirrors made by process ``pid`` of this pid namespace,
+    which started at ``start`` (a reused pid has another start)."""
+    return f"{cgroups._pid_namespace()}-{pid}at{start}-"
+
+
+def sweep_stale_mirrors(root: Path) -> list[Path]:
+    """Remove the mirrors under ``root`` left by processes of this pid namespace that are gone
+    (a judge killed, or the mirrors of the SDK and the starter it kept to its end); those of a
+    live process, or of another pid namespace, are never touched. Returns those removed."""
+    pattern = re.compile(rf"{cgroups._pid_namespace()}-(\d+)at(\d+)-[0-9a-f]+")
+    removed = []
+    for entry in root.iterdir():
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        if cgroups._start_time(int(match.group(1))) != int(match.group(2)):
+            remove_mirror(entry)
+            removed.append(entry)
+    return removed
 
 
 def make_mirror(source: Path) -> Path:
     """A mirror of the folder or file ``source`` under a random name; :func:`remove_mirror`
     removes it."""
-    target = mirror_root() / secrets.token_hex(12)
+    pid = os.getpid()
+    owner = _owner_prefix(pid, cgroups._start_time(pid) or 0)
+    target = mirror_root() / f"{owner}{secrets.token_hex(12)}"
     try:
         if source.is_dir():
             _mirror_tree(source, target)
